@@ -1,0 +1,158 @@
+//! `complement(A)` and `complement(A, cotarget)`.
+//!
+//! The complement is the smallest ordered layout whose image fills the holes of `A`'s image:
+//! `R(i-1) < R(i)`, and `R(i) != A(j)` for `i >= 1`. With a cotarget it is extended until
+//! `(A, R)` covers the cotarget's size. Post-conditions as in seed `004_*`.
+//!
+//! PyCuTe extends leaf by leaf of the cotarget shape with rounded-up quotients, which can stop
+//! short: `complement(28:1, (8,4,7))` reaches 196 of 224. Tessera keeps PyCuTe's form where it
+//! covers the cotarget and otherwise extends by `ceil(size(cotarget) / cosize)`, so that
+//! `logical_divide((8,4,7):(1,8,32), 28:1)` keeps every element of `A`.
+//!
+//! ```
+//! use tessera_ir::{algebra::complement, parse_layout, parse_int_tuple};
+//! let a = parse_layout("4:2").unwrap();
+//! assert_eq!(complement(&a, None).unwrap().to_string(), "(2,1):(1,8)");
+//! assert_eq!(complement(&a, Some(&parse_int_tuple("20").unwrap())).unwrap().to_string(), "(2,3):(1,8)");
+//! ```
+
+use super::axes::{AxisLeaf, axes, sort_by_stride};
+use super::coalesce::{coalesce, coalesce_z_flat};
+use super::tiler::{Tiler, tiler_to_layout};
+use crate::error::{Error, Result};
+use crate::htuple::HTuple;
+use crate::int::Int;
+use crate::layout::Layout;
+use crate::shape;
+use crate::stride::Stride;
+
+/// The complement of `a`, extended to `cotarget` when given.
+pub fn complement<I: Int>(a: &Layout<I>, cotarget: Option<&HTuple<I>>) -> Result<Layout<I>> {
+    let ax = axes("complement", a.flat_shape(), a.flat_stride())?;
+    if !ax.coord {
+        let mut g = ax.groups.into_iter().next().unwrap_or_default();
+        let c = complement_axis(&mut g, a)?;
+        return match cotarget {
+            Some(t) => extend(&c, t),
+            None => Ok(c),
+        };
+    }
+    // Coordinate codomain: one complement per axis, then each axis gets its basis.
+    let n_axes = ax.groups.len().max(cotarget.map_or(0, |t| t.rank()));
+    let target_modes = cotarget.map(|t| t.modes());
+    let mut per_axis = Vec::with_capacity(n_axes);
+    for k in 0..n_axes {
+        let mut g = ax.groups.get(k).cloned().unwrap_or_default();
+        let target = target_modes.as_ref().and_then(|m| m.get(k));
+        let l = if k < ax.groups.len() {
+            let c = complement_axis(&mut g, a)?;
+            match target {
+                Some(t) => extend(&c, t)?,
+                None => c,
+            }
+        } else {
+            // An axis that A does not reach: the whole target mode.
+            let t = target.ok_or_else(|| Error::cond("complement", "missing cotarget mode"))?;
+            Layout::compact(t)?
+        };
+        per_axis.push(Tiler::Layout(l));
+    }
+    let r = tiler_to_layout(&Tiler::Tuple(per_axis))?;
+    Ok(r)
+}
+
+/// The minimal complement along one axis, with its trailing size-1 mode.
+fn complement_axis<I: Int>(g: &mut [AxisLeaf<I>], a: &Layout<I>) -> Result<Layout<I>> {
+    sort_by_stride("complement", g)?;
+    let mut rs: Vec<I> = Vec::new();
+    let mut rd: Vec<I> = vec![I::one()];
+    for leaf in g.iter() {
+        if leaf.d.is_zero()? || leaf.s.is(1) {
+            continue;
+        }
+        let last = rd.last().cloned().unwrap_or_else(I::one);
+        if leaf.d.less(&last).map_err(|e| e.in_op("complement"))? {
+            let why = if leaf.d.less(&I::zero())? {
+                "has a negative stride"
+            } else {
+                "is not injective"
+            };
+            return Err(Error::cond(
+                "complement",
+                format!(
+                    "{a} {why}: stride {} lies inside the span {last} of the smaller modes",
+                    leaf.d
+                ),
+            ));
+        }
+        rs.push(leaf.d.floor_div(&last)?);
+        rd.push(leaf.d.mul(&leaf.s)?);
+    }
+    rs.push(I::one());
+    let rd: Vec<Stride<I>> = rd.into_iter().map(Stride::Int).collect();
+    let (s, d) = coalesce_z_flat(&rs, &rd)?;
+    if s.is_empty() {
+        return Ok(Layout::leaf(I::one(), Stride::zero()));
+    }
+    Ok(Layout::flat_or_leaf(s, d))
+}
+
+/// Replaces the trailing size-1 mode of a minimal complement with enough copies of the
+/// covered span to reach `size(target)`.
+fn extend<I: Int>(c: &Layout<I>, target: &HTuple<I>) -> Result<Layout<I>> {
+    let n = c.flat_shape().len();
+    let span = c.flat_stride()[n - 1]
+        .as_int()
+        .cloned()
+        .ok_or_else(|| Error::cond("complement", "non-integer span"))?;
+    // PyCuTe's leaf-by-leaf rounding.
+    let mut left = span.clone();
+    let mut reps: Vec<I> = Vec::with_capacity(target.leaves().len());
+    for e in target.leaves() {
+        reps.push(e.div_up(&left)?);
+        left = left.div_up(e)?;
+    }
+    let total = shape::size(target)?;
+    if span.mul(&I::product(&reps)?)?.less(&total)? {
+        reps = vec![total.div_up(&span)?];
+    }
+    let mut s: Vec<I> = c.flat_shape()[..n - 1].to_vec();
+    let mut d: Vec<Stride<I>> = c.flat_stride()[..n - 1].to_vec();
+    let mut acc = span;
+    for r in reps {
+        s.push(r.clone());
+        d.push(Stride::Int(acc.clone()));
+        acc = acc.mul(&r)?;
+    }
+    coalesce(&Layout::flat_or_leaf(s, d))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{parse_int_tuple as t, parse_layout as l};
+
+    fn c(a: &str, ext: Option<&str>) -> String {
+        let e = ext.map(|x| t(x).unwrap());
+        match complement(&l(a).unwrap(), e.as_ref()) {
+            Ok(r) => r.to_string(),
+            Err(e) => format!("error: {e}"),
+        }
+    }
+
+    #[test]
+    fn seed_examples() {
+        assert_eq!(c("4:2", None), "(2,1):(1,8)");
+        assert_eq!(c("(2,2):(1,6)", None), "(3,1):(2,12)");
+        assert_eq!(c("4:2", Some("20")), "(2,3):(1,8)");
+        assert_eq!(c("2:4", Some("12")), "(4,2):(1,8)");
+        assert_eq!(c("16:2", None), "(2,1):(1,32)");
+        assert_eq!(c("(4,6):(0,0)", None), "1:1");
+        assert!(c("(4,2):(1,1)", None).starts_with("error: complement"));
+    }
+
+    #[test]
+    fn extension_covers_the_target() {
+        assert_eq!(c("28:1", Some("(8,4,7)")), "8:28");
+    }
+}

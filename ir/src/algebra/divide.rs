@@ -1,0 +1,159 @@
+//! The divides: `logical_divide`, `zipped_divide`, `tiled_divide`, `flat_divide`.
+//!
+//! `logical_divide(A, B) = A ∘ (B, complement(B, shape(A)))`: mode 0 is the tile `B` selects,
+//! mode 1 the layout of the tiles. Post-conditions: `rank(R) == 2`, `compatible(B, R[0])`,
+//! `R(i, 0) == A(B(i))`, and every offset of `A` appears in `R`.
+//!
+//! ```
+//! use tessera_ir::{algebra::{logical_divide, zipped_divide, Tiler}, parse_layout, parse_int_tuple};
+//! let a = parse_layout("24:1").unwrap();
+//! let r = logical_divide(&a, &Tiler::Layout(parse_layout("4:2").unwrap())).unwrap();
+//! assert_eq!(r.to_string(), "(4,(2,3)):(2,(1,8))");
+//! let t = Tiler::from_shape(&parse_int_tuple("(2,7)").unwrap());
+//! let z = zipped_divide(&parse_layout("(4,7):(1,16)").unwrap(), &t).unwrap();
+//! assert_eq!(z.to_string(), "((2,7),(2,1)):((1,16),(2,112))");
+//! ```
+
+use super::complement::complement;
+use super::composition::composition;
+use super::tiler::Tiler;
+use crate::error::{Error, Result};
+use crate::int::Int;
+use crate::layout::Layout;
+use crate::stride::Stride;
+
+/// `A / B`, by mode for a tuple tiler.
+pub fn logical_divide<I: Int>(a: &Layout<I>, t: &Tiler<I>) -> Result<Layout<I>> {
+    match t {
+        Tiler::Keep => Ok(a.clone()),
+        Tiler::Layout(b) => {
+            let c = complement(b, Some(a.shape())).map_err(|e| e.in_op("logical_divide"))?;
+            composition(a, &Layout::concat([b.clone(), c])).map_err(|e| e.in_op("logical_divide"))
+        }
+        Tiler::Tuple(ts) => by_mode("logical_divide", a, ts, logical_divide),
+    }
+}
+
+/// Applies `f` mode by mode; modes of `a` past the tiler are kept.
+pub(crate) fn by_mode<I: Int>(
+    op: &'static str,
+    a: &Layout<I>,
+    ts: &[Tiler<I>],
+    f: fn(&Layout<I>, &Tiler<I>) -> Result<Layout<I>>,
+) -> Result<Layout<I>> {
+    if a.rank() < ts.len() {
+        return Err(Error::cond(
+            op,
+            format!("tiler has {} modes but {a} has rank {}", ts.len(), a.rank()),
+        ));
+    }
+    let mut out = Vec::with_capacity(a.rank());
+    for (k, m) in a.modes().into_iter().enumerate() {
+        match ts.get(k) {
+            Some(t) => out.push(f(&m, t)?),
+            None => out.push(m),
+        }
+    }
+    Ok(Layout::concat(out))
+}
+
+/// Gathers the by-mode results `((t0,r0),(t1,r1),...)` into `((t0,t1,...),(r0,r1,...))`.
+///
+/// Modes of `A` past the tiler go to the rest; a `_` entry puts the whole mode in the tile
+/// and `1:0` in the rest.
+pub(crate) fn unzip<I: Int>(op: &'static str, by_mode: &Layout<I>, ts: &[Tiler<I>]) -> Result<Layout<I>> {
+    let mut tiles = Vec::new();
+    let mut rests = Vec::new();
+    for (k, m) in by_mode.modes().into_iter().enumerate() {
+        match ts.get(k) {
+            Some(Tiler::Keep) => {
+                tiles.push(m);
+                rests.push(Layout::leaf(I::one(), Stride::zero()));
+            }
+            Some(_) => {
+                let (t, r) = (m.mode(0), m.mode(1));
+                match (t, r, m.rank()) {
+                    (Some(t), Some(r), 2) => {
+                        tiles.push(t);
+                        rests.push(r);
+                    }
+                    _ => {
+                        return Err(Error::cond(
+                            op,
+                            format!("mode {k} ({m}) is not a (tile, rest) pair"),
+                        ));
+                    }
+                }
+            }
+            None => rests.push(m),
+        }
+    }
+    Ok(Layout::concat([Layout::concat(tiles), Layout::concat(rests)]))
+}
+
+/// `((tile), (rest))`: the tiles of all modes gathered in mode 0.
+pub fn zipped_divide<I: Int>(a: &Layout<I>, t: &Tiler<I>) -> Result<Layout<I>> {
+    match t {
+        Tiler::Tuple(ts) => unzip("zipped_divide", &logical_divide(a, t)?, ts),
+        _ => logical_divide(a, t).map_err(|e| e.in_op("zipped_divide")),
+    }
+}
+
+/// `((tile), rest0, rest1, ...)`.
+pub fn tiled_divide<I: Int>(a: &Layout<I>, t: &Tiler<I>) -> Result<Layout<I>> {
+    let z = zipped_divide(a, t).map_err(|e| e.in_op("tiled_divide"))?;
+    Ok(unpack(&z, false))
+}
+
+/// `(tile0, tile1, ..., rest0, rest1, ...)`.
+pub fn flat_divide<I: Int>(a: &Layout<I>, t: &Tiler<I>) -> Result<Layout<I>> {
+    let z = zipped_divide(a, t).map_err(|e| e.in_op("flat_divide"))?;
+    Ok(unpack(&z, true))
+}
+
+/// Splices the modes of mode 1 (and of mode 0 when `both`) into the top level.
+pub(crate) fn unpack<I: Int>(z: &Layout<I>, both: bool) -> Layout<I> {
+    let modes = z.modes();
+    let mut out = Vec::new();
+    for (k, m) in modes.into_iter().enumerate() {
+        if k == 1 || (both && k == 0) {
+            if m.shape().is_tuple() {
+                out.extend(m.modes());
+            } else {
+                out.push(m);
+            }
+        } else {
+            out.push(m);
+        }
+    }
+    Layout::concat(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{parse_int_tuple as t, parse_layout as l};
+
+    #[test]
+    fn keeps_every_element_where_pycute_drops_some() {
+        let a = l("(8,4,7):(1,8,32)").unwrap();
+        let r = logical_divide(&a, &Tiler::Layout(l("28:1").unwrap())).unwrap();
+        assert_eq!(r.to_string(), "(28,8):(1,28)");
+        assert_eq!(r.size().unwrap(), 224);
+    }
+
+    #[test]
+    fn tiled_and_flat() {
+        let a = l("(8,6):(1,8)").unwrap();
+        let tl = Tiler::from_shape(&t("(2,3)").unwrap());
+        assert_eq!(
+            zipped_divide(&a, &tl).unwrap().to_string(),
+            "((2,3),(4,2)):((1,8),(2,24))"
+        );
+        assert_eq!(
+            tiled_divide(&a, &tl).unwrap().to_string(),
+            "((2,3),4,2):((1,8),2,24)"
+        );
+        assert_eq!(flat_divide(&a, &tl).unwrap().to_string(), "(2,3,4,2):(1,8,2,24)");
+    }
+}

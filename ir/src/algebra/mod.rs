@@ -1,0 +1,31 @@
+//! The layout algebra of seed `004_*`, generic over concrete and symbolic integers.
+//!
+//! Each operation states its post-condition in its module; the property tests under
+//! `tests/` check them pointwise.
+
+mod axes;
+pub mod coalesce;
+pub mod complement;
+pub mod composition;
+pub mod construct;
+pub mod divide;
+pub mod inverse;
+pub mod layout_add;
+pub mod nullspace;
+pub mod product;
+pub mod recast;
+pub mod tiler;
+
+pub use coalesce::{coalesce, coalesce_by, coalesce_z, coalesce_z_by, filter};
+pub use complement::complement;
+pub use composition::{composition, composition_tiler};
+pub use construct::{make_layout_like, make_ordered_layout, max_common_vector};
+pub use divide::{flat_divide, logical_divide, tiled_divide, zipped_divide};
+pub use inverse::{left_inverse, right_inverse};
+pub use layout_add::{greatest_common_domain, layout_add};
+pub use nullspace::nullspace;
+pub use product::{
+    blocked_product, flat_product, logical_product, raked_product, tiled_product, zipped_product,
+};
+pub use recast::recast;
+pub use tiler::{Tiler, identity_layout, make_basis_like, tiler_to_layout};

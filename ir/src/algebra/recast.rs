@@ -1,0 +1,75 @@
+//! `recast(L, scale)`: the same memory seen with elements `scale` times as large.
+//!
+//! `scale > 1` packs (shrinks extents); a fraction `1/k` unpacks (grows them). At each leaf the
+//! stride and the scale must divide one another.
+//!
+//! ```
+//! use tessera_ir::{algebra::recast, parse_layout};
+//! assert_eq!(recast(&parse_layout("24:1").unwrap(), 8, 1).unwrap().to_string(), "3:1");
+//! assert_eq!(recast(&parse_layout("24:1").unwrap(), 1, 2).unwrap().to_string(), "48:1");
+//! assert_eq!(recast(&parse_layout("(4,4):(4,1)").unwrap(), 4, 1).unwrap().to_string(), "(4,1):(1,1)");
+//! assert_eq!(recast(&parse_layout("(4,4):(4,1)").unwrap(), 1, 2).unwrap().to_string(), "(4,8):(8,1)");
+//! ```
+
+use crate::error::{Error, Result};
+use crate::htuple::HTuple;
+use crate::int::Int;
+use crate::layout::Layout;
+use crate::stride::Stride;
+
+/// Recasts by the rational scale `num/den` (both positive).
+pub fn recast<I: Int>(l: &Layout<I>, num: i64, den: i64) -> Result<Layout<I>> {
+    if num <= 0 || den <= 0 {
+        return Err(Error::cond(
+            "recast",
+            format!("scale {num}/{den} is not positive"),
+        ));
+    }
+    let g = num.gcd(&den)?;
+    let (num, den) = (I::lit(num / g), I::lit(den / g));
+    let mut s = Vec::with_capacity(l.flat_shape().len());
+    let mut d = Vec::with_capacity(s.capacity());
+    for (x, y) in l.flat_shape().iter().zip(l.flat_stride()) {
+        let (path, v) = y
+            .axis_value()
+            .ok_or_else(|| Error::cond("recast", format!("stride {y} is not a single basis vector")))?;
+        let v = v.clone();
+        let unit = |k: I| Stride::basis(k, &path);
+        if v.is_zero()? {
+            s.push(x.clone());
+            d.push(y.clone());
+            continue;
+        }
+        if v.is(1) {
+            // ceil(x / (num/den)) = ceil(x*den / num)
+            s.push(x.mul(&den)?.div_up(&num)?);
+            d.push(y.clone());
+            continue;
+        }
+        // v / scale = v*den/num ; scale / v = num/(den*v)
+        let vd = v.mul(&den)?;
+        let dv = den.mul(&v)?;
+        let stride_q = if num.divides(&vd)? {
+            Some(vd.div_exact(&num)?)
+        } else {
+            None
+        };
+        let shape_q = if dv.divides(&num)? {
+            Some(num.div_exact(&dv)?)
+        } else {
+            None
+        };
+        if stride_q.is_none() && shape_q.is_none() {
+            return Err(Error::cond(
+                "recast",
+                format!("stride {v} and scale {num}/{den} do not divide each other (extent {x})"),
+            ));
+        }
+        s.push(x.div_up(&shape_q.unwrap_or_else(I::one))?);
+        d.push(unit(stride_q.unwrap_or_else(I::one)));
+    }
+    Layout::new(
+        HTuple::unflatten(s, l.shape().profile())?,
+        HTuple::unflatten(d, l.shape().profile())?,
+    )
+}

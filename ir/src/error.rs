@@ -1,0 +1,103 @@
+//! Typed errors of the layout algebra.
+//!
+//! Every operation of the algebra returns [`Result`]; nothing in `tessera-ir` panics on user
+//! input. Messages name the operation and the condition that failed, e.g.
+//! `composition: stride 3 does not divide shape 4 (mode 1)`.
+
+use std::fmt;
+
+/// The result type of the whole crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// An error of the algebra, the text format or the expression language.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// An `i64` computation left the representable range.
+    #[error("integer overflow: {0}")]
+    Overflow(String),
+    /// Division or remainder by zero.
+    #[error("division by zero: {0}")]
+    DivisionByZero(String),
+    /// An operation's pre-condition does not hold (divisibility, injectivity, ranks...).
+    #[error("{op}: {msg}")]
+    Condition {
+        /// The operation, e.g. `composition`.
+        op: &'static str,
+        /// What failed, e.g. `stride 3 does not divide shape 4 (mode 1)`.
+        msg: String,
+    },
+    /// A side condition on symbolic values could not be decided from the assumptions.
+    #[error("{op} needs {cond}")]
+    Undecided {
+        /// The operation that needed the fact.
+        op: &'static str,
+        /// The condition, printed as an assumption the user could add (`N % 16 == 0`).
+        cond: String,
+    },
+    /// Malformed arguments: wrong kinds, ranks, arities.
+    #[error("{0}")]
+    Invalid(String),
+    /// A text-format or expression syntax error.
+    #[error("{0}")]
+    Parse(#[from] ParseError),
+}
+
+impl Error {
+    /// A failed pre-condition of `op`.
+    pub fn cond(op: &'static str, msg: impl Into<String>) -> Self {
+        Error::Condition { op, msg: msg.into() }
+    }
+
+    /// Malformed arguments.
+    pub fn invalid(msg: impl Into<String>) -> Self {
+        Error::Invalid(msg.into())
+    }
+
+    /// Re-labels a bare condition or undecided error with the operation that hit it.
+    pub fn in_op(self, op: &'static str) -> Self {
+        match self {
+            Error::Undecided { cond, .. } => Error::Undecided { op, cond },
+            Error::Condition { msg, .. } => Error::Condition { op, msg },
+            e => e,
+        }
+    }
+}
+
+/// A syntax error with its position in the source line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    /// What was expected or found.
+    pub msg: String,
+    /// The offending source text (one line).
+    pub src: String,
+    /// Zero-based byte column of the error in `src`.
+    pub col: usize,
+}
+
+impl ParseError {
+    /// Builds an error at byte offset `col` of `src`.
+    pub fn new(msg: impl Into<String>, src: &str, col: usize) -> Self {
+        ParseError {
+            msg: msg.into(),
+            src: src.to_string(),
+            col: col.min(src.len()),
+        }
+    }
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Columns are reported one-based, as editors show them.
+        let col_chars = self.src[..self.col].chars().count();
+        write!(
+            f,
+            "parse error at column {}: {}\n  {}\n  {}^",
+            col_chars + 1,
+            self.msg,
+            self.src,
+            " ".repeat(col_chars)
+        )
+    }
+}
+
+impl std::error::Error for ParseError {}

@@ -1,0 +1,302 @@
+//! Evaluation of the expression language.
+//!
+//! `tessera eval` and check files evaluate expressions such as
+//! `logical_divide((8,4,7):(1,8,32), 28:1)` or `(3,(2,4)):(2,(1,6))(17)` to a [`Value`].
+//! Names resolve in an [`Env`]: `let` bindings and declared parameters.
+//!
+//! ```
+//! use tessera_ir::eval_str;
+//! assert_eq!(eval_str("(3,(2,4)):(2,(1,6))(17)").unwrap(), "17");
+//! assert_eq!(eval_str("composition((6,2):(8,2), (4,3):(3,1))").unwrap(), "((2,2),3):((24,2),8)");
+//! assert_eq!(eval_str("Sw<3,3,3> o (8,64):(64,1)").unwrap(), "Sw<3,3,3> o (8,64):(64,1)");
+//! assert!(eval_str("composition((4,3):(0,1), (2,3):(2,1))").is_err());
+//! ```
+
+mod builtins;
+mod value;
+
+pub use value::Value;
+
+use crate::error::{Error, ParseError, Result};
+use crate::htuple::HTuple;
+use crate::int::Int;
+use crate::layout::Layout;
+use crate::stride::Stride;
+use crate::swizzle::{ComposedLayout, Swizzle};
+use crate::text::{BinOp, Expr, ExprKind, parse_expr};
+use std::collections::HashMap;
+
+/// Names visible to an expression: `let` bindings and parameters.
+#[derive(Clone, Debug, Default)]
+pub struct Env<I = i64> {
+    vars: HashMap<String, Value<I>>,
+}
+
+impl<I: Int> Env<I> {
+    /// An empty environment.
+    pub fn new() -> Self {
+        Env { vars: HashMap::new() }
+    }
+
+    /// Binds `name` to `v`, replacing an earlier binding.
+    pub fn bind(&mut self, name: impl Into<String>, v: Value<I>) {
+        self.vars.insert(name.into(), v);
+    }
+
+    /// The value bound to `name`.
+    pub fn get(&self, name: &str) -> Option<&Value<I>> {
+        self.vars.get(name)
+    }
+}
+
+/// Parses and evaluates one line with concrete integers, printing the result canonically.
+pub fn eval_str(src: &str) -> Result<String> {
+    let e = parse_expr(src)?;
+    Ok(eval_expr::<i64>(&e, &Env::new(), src)?.to_string())
+}
+
+/// Parses a layout in the text format (a bare shape is the compact layout).
+pub fn parse_layout(src: &str) -> Result<Layout<i64>> {
+    let e = parse_expr(src)?;
+    let v = eval_expr::<i64>(&e, &Env::new(), src)?;
+    v.to_layout()
+}
+
+/// Parses an int tuple such as `((2,2),3)`.
+pub fn parse_int_tuple(src: &str) -> Result<HTuple<i64>> {
+    let e = parse_expr(src)?;
+    eval_expr::<i64>(&e, &Env::new(), src)?.to_int_tuple()
+}
+
+/// An error pointing at an expression's column.
+fn at(src: &str, e: &Expr, msg: impl Into<String>) -> Error {
+    Error::Parse(ParseError::new(msg, src, e.col))
+}
+
+/// Evaluates a parsed expression.
+pub fn eval_expr<I: Int>(e: &Expr, env: &Env<I>, src: &str) -> Result<Value<I>> {
+    match &e.kind {
+        ExprKind::Int(v) => Ok(Value::Int(I::lit(*v))),
+        ExprKind::Underscore => Ok(Value::Keep),
+        ExprKind::Name(n) => env
+            .get(n)
+            .cloned()
+            .ok_or_else(|| at(src, e, format!("unknown name '{n}'"))),
+        ExprKind::Tuple(items) => {
+            let vs: Result<Vec<_>> = items.iter().map(|x| eval_expr(x, env, src)).collect();
+            Ok(Value::Tuple(vs?))
+        }
+        ExprKind::Layout(s, d) => {
+            let shape = eval_expr(s, env, src)?
+                .to_int_tuple()
+                .map_err(|err| at(src, s, err.to_string()))?;
+            let stride = eval_expr(d, env, src)?
+                .to_stride_tuple()
+                .map_err(|err| at(src, d, err.to_string()))?;
+            Ok(Value::Layout(
+                make_layout(shape, stride).map_err(|err| at(src, d, err.to_string()))?,
+            ))
+        }
+        ExprKind::Swizzle(b, m, s) => {
+            let get = |x: &Expr| -> Result<i64> {
+                let v = eval_expr(x, env, src)?.to_int()?;
+                v.as_const()
+                    .ok_or_else(|| at(src, x, "swizzle parameters must be constants"))
+            };
+            let sw = Swizzle::new(get(b)?, get(m)?, get(s)?).map_err(|err| at(src, e, err.to_string()))?;
+            Ok(Value::Swizzle(sw))
+        }
+        ExprKind::F2(v) => {
+            let x = eval_expr(v, env, src)?.to_int()?;
+            let c = x
+                .as_const()
+                .and_then(|c| u64::try_from(c).ok())
+                .ok_or_else(|| at(src, v, "F2(...) takes a non-negative constant"))?;
+            Ok(Value::Stride(Stride::F2(c)))
+        }
+        ExprKind::Basis(v, path) => {
+            let x = eval_expr(v, env, src)?
+                .to_int()
+                .map_err(|err| at(src, v, err.to_string()))?;
+            // Written innermost first: `1@1@0` is position 0, then 1 inside it.
+            let p: Vec<u32> = path.iter().rev().copied().collect();
+            Ok(Value::Stride(Stride::basis(x, &p)))
+        }
+        ExprKind::Neg(v) => arith(BinOp::Sub, Value::Int(I::zero()), eval_expr(v, env, src)?),
+        ExprKind::Bin(op, a, b) => {
+            let (x, y) = (eval_expr(a, env, src)?, eval_expr(b, env, src)?);
+            arith(*op, x, y).map_err(|err| match err {
+                Error::Invalid(m) => at(src, e, m),
+                other => other,
+            })
+        }
+        ExprKind::Compose(a, b) => {
+            let (x, y) = (eval_expr(a, env, src)?, eval_expr(b, env, src)?);
+            compose(x, y)
+        }
+        ExprKind::Apply(f, args) => {
+            let fv = eval_expr(f, env, src)?;
+            apply(fv, args, env, src, e)
+        }
+        ExprKind::Call(name, args) => {
+            if let Some(v) = env.get(name) {
+                return apply(v.clone(), args, env, src, e);
+            }
+            builtins::call(name, args, env, src, e)
+        }
+        ExprKind::Slice(v, items) => {
+            let base = eval_expr(v, env, src)?;
+            builtins::slice(base, items, env, src, e)
+        }
+    }
+}
+
+/// `shape:stride`; a stride that is coarser than the shape is a base for compact strides.
+fn make_layout<I: Int>(shape: HTuple<I>, stride: HTuple<Stride<I>>) -> Result<Layout<I>> {
+    if shape.congruent(&stride) {
+        return Layout::new(shape, stride);
+    }
+    if !stride.weakly_congruent(&shape) {
+        return Err(Error::invalid(format!(
+            "shape {shape} and stride {stride} are not congruent"
+        )));
+    }
+    if let Some(base) = stride.as_leaf() {
+        return Layout::with_base(&shape, base);
+    }
+    let modes: Result<Vec<Layout<I>>> = shape
+        .modes()
+        .into_iter()
+        .zip(stride.modes())
+        .map(|(s, d)| make_layout(s, d))
+        .collect();
+    Ok(Layout::concat(modes?))
+}
+
+fn arith<I: Int>(op: BinOp, x: Value<I>, y: Value<I>) -> Result<Value<I>> {
+    match (op, &x, &y) {
+        (_, Value::Int(a), Value::Int(b)) => Ok(Value::Int(match op {
+            BinOp::Add => a.add(b)?,
+            BinOp::Sub => a.sub(b)?,
+            BinOp::Mul => a.mul(b)?,
+            BinOp::Div => a
+                .div_exact(b)
+                .map_err(|_| Error::invalid(format!("{b} does not divide {a}")))?,
+            BinOp::Mod => a.floor_mod(b)?,
+        })),
+        (BinOp::Add | BinOp::Sub, _, _) => {
+            let s = stride_of(&x)?;
+            let mut t = stride_of(&y)?;
+            if op == BinOp::Sub {
+                t = t.scale(&I::lit(-1))?;
+            }
+            Ok(stride_value(s.add(&t)?))
+        }
+        (BinOp::Mul, Value::Int(a), _) => Ok(stride_value(stride_of(&y)?.scale(a)?)),
+        (BinOp::Mul, _, Value::Int(b)) => Ok(stride_value(stride_of(&x)?.scale(b)?)),
+        _ => Err(Error::invalid(format!(
+            "cannot apply {op:?} to {} and {}",
+            x.kind(),
+            y.kind()
+        ))),
+    }
+}
+
+fn stride_of<I: Int>(v: &Value<I>) -> Result<Stride<I>> {
+    match v {
+        Value::Int(i) => Ok(Stride::Int(i.clone())),
+        Value::Stride(s) => Ok(s.clone()),
+        v => Err(Error::invalid(format!(
+            "expected a number or a stride, found {}",
+            v.kind()
+        ))),
+    }
+}
+
+fn stride_value<I: Int>(s: Stride<I>) -> Value<I> {
+    match s {
+        Stride::Int(v) => Value::Int(v),
+        s => Value::Stride(s),
+    }
+}
+
+/// `x o y`.
+fn compose<I: Int>(x: Value<I>, y: Value<I>) -> Result<Value<I>> {
+    use crate::algebra::composition_tiler;
+    match (x, y) {
+        (Value::Swizzle(sw), Value::Composed(c)) if c.swizzle.is_none() => {
+            Ok(Value::Composed(ComposedLayout {
+                swizzle: Some(sw),
+                offset: c.offset,
+                inner: c.inner,
+            }))
+        }
+        (Value::Swizzle(sw), Value::Int(off)) => Err(Error::invalid(format!(
+            "'{sw} o {off}' needs a layout after the offset: {sw} o {off} o L"
+        ))),
+        (Value::Swizzle(sw), y) => Ok(Value::Composed(ComposedLayout::new(
+            sw,
+            I::zero(),
+            y.to_layout()?,
+        ))),
+        (Value::Int(off), Value::Composed(c)) if c.swizzle.is_none() => Ok(Value::Composed(ComposedLayout {
+            swizzle: None,
+            offset: c.offset.add(&off)?,
+            inner: c.inner,
+        })),
+        (Value::Int(off), Value::Layout(l)) => Ok(Value::Composed(ComposedLayout {
+            swizzle: None,
+            offset: off,
+            inner: l,
+        })),
+        (Value::Composed(c), y) => Ok(Value::Composed(
+            c.with_inner(composition_tiler(&c.inner, &y.to_tiler()?)?),
+        )),
+        (x @ (Value::Layout(_) | Value::Tuple(_)), y) => {
+            let a = x.to_layout()?;
+            if let Value::Composed(_) | Value::Swizzle(_) = y {
+                return Err(Error::invalid(
+                    "a layout cannot be composed with a swizzled layout",
+                ));
+            }
+            Ok(Value::Layout(composition_tiler(&a, &y.to_tiler()?)?))
+        }
+        (x, y) => Err(Error::invalid(format!(
+            "cannot compose {} with {}",
+            x.kind(),
+            y.kind()
+        ))),
+    }
+}
+
+/// `f(args)`: evaluation of a layout, a composed layout or a swizzle.
+fn apply<I: Int>(f: Value<I>, args: &[Expr], env: &Env<I>, src: &str, e: &Expr) -> Result<Value<I>> {
+    let vals: Result<Vec<_>> = args.iter().map(|x| eval_expr(x, env, src)).collect();
+    let vals = vals?;
+    let crd = if vals.len() == 1 {
+        vals[0].clone()
+    } else {
+        Value::Tuple(vals)
+    };
+    let coord = || crd.to_coord().map_err(|err| at(src, e, err.to_string()));
+    match &f {
+        Value::Layout(l) => Ok(Value::from_codomain(l.eval(&coord()?)?)),
+        Value::Composed(c) => Ok(Value::Int(c.eval(&coord()?)?)),
+        Value::Swizzle(sw) => {
+            let x = crd.to_int()?;
+            let c = x
+                .as_const()
+                .ok_or_else(|| at(src, e, "swizzle of a symbolic value"))?;
+            Ok(Value::Int(I::lit(sw.apply(c))))
+        }
+        Value::Int(_) | Value::Tuple(_) => {
+            let l = f.to_layout()?;
+            Ok(Value::from_codomain(l.eval(&coord()?)?))
+        }
+        other => Err(at(
+            src,
+            e,
+            format!("{} cannot be evaluated at a coordinate", other.kind()),
+        )),
+    }
+}

@@ -1,0 +1,196 @@
+//! Values of the expression language and their conversions.
+
+use crate::algebra::Tiler;
+use crate::error::{Error, Result};
+use crate::htuple::HTuple;
+use crate::int::Int;
+use crate::layout::Layout;
+use crate::stride::Stride;
+use crate::swizzle::{ComposedLayout, Swizzle};
+use std::fmt;
+
+/// A value of the expression language.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value<I = i64> {
+    /// An integer.
+    Int(I),
+    /// A non-integer stride literal: a coordinate stride (`1@0`) or an `F2` stride.
+    Stride(Stride<I>),
+    /// A tuple of values: an int tuple, a tiler, a coordinate.
+    Tuple(Vec<Value<I>>),
+    /// `_`.
+    Keep,
+    /// A layout.
+    Layout(Layout<I>),
+    /// A swizzled or offset layout.
+    Composed(ComposedLayout<I>),
+    /// A swizzle function.
+    Swizzle(Swizzle),
+    /// A truth value.
+    Bool(bool),
+}
+
+impl<I: Int> fmt::Display for Value<I> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Int(v) => write!(f, "{v}"),
+            Value::Stride(s) => write!(f, "{s}"),
+            Value::Tuple(vs) => {
+                f.write_str("(")?;
+                for (k, v) in vs.iter().enumerate() {
+                    if k > 0 {
+                        f.write_str(",")?;
+                    }
+                    write!(f, "{v}")?;
+                }
+                f.write_str(")")
+            }
+            Value::Keep => f.write_str("_"),
+            Value::Layout(l) => write!(f, "{l}"),
+            Value::Composed(c) => write!(f, "{c}"),
+            Value::Swizzle(s) => write!(f, "{s}"),
+            Value::Bool(b) => write!(f, "{b}"),
+        }
+    }
+}
+
+impl<I: Int> Value<I> {
+    /// A short name of the value's kind, for error messages.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Value::Int(_) => "an integer",
+            Value::Stride(_) => "a stride",
+            Value::Tuple(_) => "a tuple",
+            Value::Keep => "'_'",
+            Value::Layout(_) => "a layout",
+            Value::Composed(_) => "a composed layout",
+            Value::Swizzle(_) => "a swizzle",
+            Value::Bool(_) => "a boolean",
+        }
+    }
+
+    /// The value of an int tuple as an [`HTuple`].
+    pub fn from_int_tuple(t: &HTuple<I>) -> Value<I> {
+        if let Some(v) = t.as_leaf() {
+            return Value::Int(v.clone());
+        }
+        Value::Tuple(t.modes().iter().map(Value::from_int_tuple).collect())
+    }
+
+    /// The value of a codomain element: integers stay integers, coordinates become tuples.
+    pub fn from_codomain(s: Stride<I>) -> Value<I> {
+        match s {
+            Stride::Int(v) => Value::Int(v),
+            Stride::Basis(_) => Value::from_int_tuple(&s.to_coord()),
+            f2 => Value::Stride(f2),
+        }
+    }
+
+    /// This value as an integer.
+    pub fn to_int(&self) -> Result<I> {
+        match self {
+            Value::Int(v) => Ok(v.clone()),
+            v => Err(Error::invalid(format!(
+                "expected an integer, found {} ({v})",
+                v.kind()
+            ))),
+        }
+    }
+
+    /// This value as a non-negative `usize` (mode indices).
+    pub fn to_index(&self) -> Result<usize> {
+        let v = self.to_int()?;
+        v.as_const()
+            .and_then(|x| usize::try_from(x).ok())
+            .ok_or_else(|| Error::invalid(format!("expected a non-negative index, found {v}")))
+    }
+
+    /// This value as an int tuple (an integer is a leaf).
+    pub fn to_int_tuple(&self) -> Result<HTuple<I>> {
+        match self {
+            Value::Int(v) => Ok(HTuple::leaf(v.clone())),
+            Value::Tuple(vs) => {
+                let modes: Result<Vec<_>> = vs.iter().map(Value::to_int_tuple).collect();
+                Ok(HTuple::from_modes(modes?))
+            }
+            v => Err(Error::invalid(format!(
+                "expected an int tuple, found {} ({v})",
+                v.kind()
+            ))),
+        }
+    }
+
+    /// This value as a shape: an int tuple, or the shape of a layout.
+    pub fn to_shape(&self) -> Result<HTuple<I>> {
+        match self {
+            Value::Layout(l) => Ok(l.shape().clone()),
+            Value::Composed(c) => Ok(c.inner.shape().clone()),
+            v => v.to_int_tuple(),
+        }
+    }
+
+    /// This value as a stride tuple.
+    pub fn to_stride_tuple(&self) -> Result<HTuple<Stride<I>>> {
+        match self {
+            Value::Int(v) => Ok(HTuple::leaf(Stride::Int(v.clone()))),
+            Value::Stride(s) => Ok(HTuple::leaf(s.clone())),
+            Value::Tuple(vs) => {
+                let modes: Result<Vec<_>> = vs.iter().map(Value::to_stride_tuple).collect();
+                Ok(HTuple::from_modes(modes?))
+            }
+            v => Err(Error::invalid(format!(
+                "expected a stride, found {} ({v})",
+                v.kind()
+            ))),
+        }
+    }
+
+    /// This value as a layout; a bare shape is the compact column-major layout.
+    pub fn to_layout(&self) -> Result<Layout<I>> {
+        match self {
+            Value::Layout(l) => Ok(l.clone()),
+            Value::Int(_) | Value::Tuple(_) => Layout::compact(&self.to_int_tuple()?),
+            v => Err(Error::invalid(format!(
+                "expected a layout, found {} ({v})",
+                v.kind()
+            ))),
+        }
+    }
+
+    /// This value as a tiler: `_` keeps a mode, an integer `n` is `n:1`, tuples go by mode.
+    pub fn to_tiler(&self) -> Result<Tiler<I>> {
+        match self {
+            Value::Keep => Ok(Tiler::Keep),
+            Value::Int(n) => Ok(Tiler::Layout(Layout::leaf(n.clone(), I::one()))),
+            Value::Layout(l) => Ok(Tiler::Layout(l.clone())),
+            Value::Tuple(vs) => Ok(Tiler::Tuple(
+                vs.iter().map(Value::to_tiler).collect::<Result<_>>()?,
+            )),
+            v => Err(Error::invalid(format!(
+                "expected a tiler, found {} ({v})",
+                v.kind()
+            ))),
+        }
+    }
+
+    /// This value as a coalesce profile: a leaf coalesces, `_` keeps, tuples go by mode.
+    pub fn to_profile(&self) -> Result<HTuple<bool>> {
+        match self {
+            Value::Keep => Ok(HTuple::leaf(false)),
+            Value::Int(_) => Ok(HTuple::leaf(true)),
+            Value::Tuple(vs) => {
+                let modes: Result<Vec<_>> = vs.iter().map(Value::to_profile).collect();
+                Ok(HTuple::from_modes(modes?))
+            }
+            v => Err(Error::invalid(format!(
+                "expected a profile, found {} ({v})",
+                v.kind()
+            ))),
+        }
+    }
+
+    /// This value as a coordinate; `_` entries are not allowed.
+    pub fn to_coord(&self) -> Result<HTuple<I>> {
+        self.to_int_tuple()
+    }
+}

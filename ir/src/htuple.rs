@@ -1,0 +1,526 @@
+//! Hierarchical tuples: `12`, `(2,3)`, `((2,2),3)`.
+//!
+//! An [`HTuple`] stores its leaves flat, in order, next to a [`Profile`] that records the tree
+//! structure in prefix order. Shapes, strides and coordinates are all `HTuple`s, and most of
+//! the algebra works on the flat leaves, so a layout of a few modes lives inline without a
+//! heap allocation.
+//!
+//! ```
+//! use tessera_ir::HTuple;
+//! let t = HTuple::from_modes([HTuple::from_modes([HTuple::leaf(2), HTuple::leaf(2)]), HTuple::leaf(3)]);
+//! assert_eq!(t.to_string(), "((2,2),3)");
+//! assert_eq!(t.rank(), 2);
+//! assert_eq!(t.depth(), 2);
+//! assert_eq!(t.leaves(), &[2, 2, 3]);
+//! assert_eq!(t.mode(0).unwrap().to_string(), "(2,2)");
+//! ```
+
+use crate::error::{Error, Result};
+use smallvec::SmallVec;
+use std::fmt;
+use std::ops::Range;
+
+/// The token of a leaf in a [`Profile`]; a tuple of `n` modes is the token `n + 1`.
+const LEAF: u32 = 0;
+
+/// The tree structure of a hierarchical tuple, without its leaf values.
+///
+/// Two tuples are *congruent* exactly when their profiles are equal.
+#[derive(Clone, PartialEq, Eq, Hash, Default)]
+pub struct Profile(SmallVec<[u32; 6]>);
+
+impl fmt::Debug for Profile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let t: HTuple<char> = HTuple::unflatten_unchecked(vec!['_'; self.num_leaves()], self);
+        write!(f, "Profile{t}")
+    }
+}
+
+/// Returns the end of the subtree starting at token `pos`, and its number of leaves.
+#[inline]
+fn subtree(toks: &[u32], mut pos: usize) -> (usize, usize) {
+    let mut pending = 1usize;
+    let mut leaves = 0usize;
+    while pending > 0 {
+        let t = toks[pos];
+        pos += 1;
+        pending -= 1;
+        if t == LEAF {
+            leaves += 1;
+        } else {
+            pending += (t - 1) as usize;
+        }
+    }
+    (pos, leaves)
+}
+
+impl Profile {
+    /// The profile of a single leaf.
+    pub fn leaf() -> Self {
+        let mut v = SmallVec::new();
+        v.push(LEAF);
+        Profile(v)
+    }
+
+    /// A flat tuple of `n` leaves.
+    pub fn flat(n: usize) -> Self {
+        let mut v = SmallVec::with_capacity(n + 1);
+        v.push(n as u32 + 1);
+        v.extend(std::iter::repeat_n(LEAF, n));
+        Profile(v)
+    }
+
+    /// The tuple whose modes have the given profiles.
+    pub fn tuple<'a>(modes: impl IntoIterator<Item = &'a Profile>) -> Self {
+        let mut v: SmallVec<[u32; 6]> = SmallVec::new();
+        v.push(1);
+        let mut n = 0u32;
+        for m in modes {
+            v.extend_from_slice(&m.0);
+            n += 1;
+        }
+        v[0] = n + 1;
+        Profile(v)
+    }
+
+    /// `true` for a single leaf (not a tuple).
+    #[inline]
+    pub fn is_leaf(&self) -> bool {
+        self.0[0] == LEAF
+    }
+
+    /// The number of top-level modes; 1 for a leaf.
+    #[inline]
+    pub fn rank(&self) -> usize {
+        if self.is_leaf() {
+            1
+        } else {
+            (self.0[0] - 1) as usize
+        }
+    }
+
+    /// The number of leaves.
+    pub fn num_leaves(&self) -> usize {
+        self.0.iter().filter(|&&t| t == LEAF).count()
+    }
+
+    /// 0 for a leaf, else one more than the deepest mode.
+    pub fn depth(&self) -> usize {
+        // Walk with an explicit stack of pending-children counts.
+        let mut stack: SmallVec<[u32; 8]> = SmallVec::new();
+        let mut best = 0usize;
+        for &t in &self.0 {
+            if let Some(top) = stack.last_mut() {
+                *top -= 1;
+            }
+            if t != LEAF {
+                stack.push(t - 1);
+                best = best.max(stack.len());
+            }
+            while let Some(&0) = stack.last() {
+                stack.pop();
+            }
+        }
+        best
+    }
+
+    /// Token and leaf ranges of each top-level mode. A leaf has itself as its only mode.
+    pub fn mode_spans(&self) -> SmallVec<[(Range<usize>, Range<usize>); 8]> {
+        let mut out = SmallVec::new();
+        if self.is_leaf() {
+            out.push((0..1, 0..1));
+            return out;
+        }
+        let n = self.rank();
+        let (mut pos, mut leaf) = (1usize, 0usize);
+        for _ in 0..n {
+            let (end, nl) = subtree(&self.0, pos);
+            out.push((pos..end, leaf..leaf + nl));
+            pos = end;
+            leaf += nl;
+        }
+        out
+    }
+
+    /// The profile of mode `i`, with its leaf range.
+    pub fn mode(&self, i: usize) -> Option<(Profile, Range<usize>)> {
+        if self.is_leaf() {
+            return (i == 0).then(|| (self.clone(), 0..1));
+        }
+        if i >= self.rank() {
+            return None;
+        }
+        let (mut pos, mut leaf) = (1usize, 0usize);
+        for k in 0..=i {
+            let (end, nl) = subtree(&self.0, pos);
+            if k == i {
+                return Some((Profile(self.0[pos..end].into()), leaf..leaf + nl));
+            }
+            pos = end;
+            leaf += nl;
+        }
+        None
+    }
+
+    /// The profile of the sub-tuple at `path`, and the range of its leaves.
+    pub fn path_range(&self, path: &[usize]) -> Option<(Profile, Range<usize>)> {
+        let mut prof = self.clone();
+        let mut start = 0usize;
+        let mut len = self.num_leaves();
+        for &i in path {
+            if prof.is_leaf() {
+                return None;
+            }
+            let (p, r) = prof.mode(i)?;
+            start += r.start;
+            len = r.len();
+            prof = p;
+        }
+        Some((prof, start..start + len))
+    }
+
+    /// `true` when `self` is weakly congruent to `other`: every leaf of `self` sits where
+    /// `other` has a leaf or a whole sub-tuple, and the tuples above match rank for rank.
+    pub fn weakly_congruent(&self, other: &Profile) -> bool {
+        if self.is_leaf() {
+            return true;
+        }
+        if other.is_leaf() || self.rank() != other.rank() {
+            return false;
+        }
+        self.mode_spans()
+            .iter()
+            .zip(other.mode_spans().iter())
+            .all(|((a, _), (b, _))| {
+                Profile(self.0[a.clone()].into()).weakly_congruent(&Profile(other.0[b.clone()].into()))
+            })
+    }
+
+    /// The raw prefix-order tokens (a leaf is 0, a tuple of `n` modes is `n + 1`).
+    pub fn tokens(&self) -> &[u32] {
+        &self.0
+    }
+}
+
+/// A hierarchical tuple with leaves of type `T`.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct HTuple<T> {
+    prof: Profile,
+    leaves: SmallVec<[T; 4]>,
+}
+
+impl<T: Clone> HTuple<T> {
+    /// A single leaf.
+    pub fn leaf(v: T) -> Self {
+        let mut leaves = SmallVec::new();
+        leaves.push(v);
+        HTuple {
+            prof: Profile::leaf(),
+            leaves,
+        }
+    }
+
+    /// The tuple of the given modes.
+    pub fn from_modes(modes: impl IntoIterator<Item = HTuple<T>>) -> Self {
+        let mut toks: SmallVec<[u32; 6]> = SmallVec::new();
+        toks.push(1);
+        let mut leaves = SmallVec::new();
+        let mut n = 0u32;
+        for m in modes {
+            toks.extend_from_slice(&m.prof.0);
+            leaves.extend(m.leaves);
+            n += 1;
+        }
+        toks[0] = n + 1;
+        HTuple {
+            prof: Profile(toks),
+            leaves,
+        }
+    }
+
+    /// A flat tuple of the given leaves: `(a,b,c)`.
+    pub fn flat(leaves: impl IntoIterator<Item = T>) -> Self {
+        let leaves: SmallVec<[T; 4]> = leaves.into_iter().collect();
+        HTuple {
+            prof: Profile::flat(leaves.len()),
+            leaves,
+        }
+    }
+
+    /// Rebuilds a tuple of profile `prof` from its leaves in order.
+    ///
+    /// An error when the number of leaves does not match the profile.
+    pub fn unflatten(leaves: impl IntoIterator<Item = T>, prof: &Profile) -> Result<Self> {
+        let leaves: SmallVec<[T; 4]> = leaves.into_iter().collect();
+        if leaves.len() != prof.num_leaves() {
+            return Err(Error::invalid(format!(
+                "unflatten: {} leaves do not fit a profile of {} leaves",
+                leaves.len(),
+                prof.num_leaves()
+            )));
+        }
+        Ok(HTuple {
+            prof: prof.clone(),
+            leaves,
+        })
+    }
+
+    /// Like [`HTuple::unflatten`], for callers that guarantee the leaf count.
+    pub(crate) fn unflatten_unchecked(leaves: impl IntoIterator<Item = T>, prof: &Profile) -> Self {
+        let leaves: SmallVec<[T; 4]> = leaves.into_iter().collect();
+        debug_assert_eq!(leaves.len(), prof.num_leaves());
+        HTuple {
+            prof: prof.clone(),
+            leaves,
+        }
+    }
+
+    /// The tuple of profile `prof` with every leaf equal to `v` (`repeat_like`).
+    pub fn repeat_like(v: T, prof: &Profile) -> Self {
+        HTuple {
+            prof: prof.clone(),
+            leaves: std::iter::repeat_n(v, prof.num_leaves()).collect(),
+        }
+    }
+
+    /// The structure of this tuple.
+    #[inline]
+    pub fn profile(&self) -> &Profile {
+        &self.prof
+    }
+
+    /// `true` for a single leaf.
+    #[inline]
+    pub fn is_leaf(&self) -> bool {
+        self.prof.is_leaf()
+    }
+
+    /// `true` for a tuple (`is_tuple`).
+    #[inline]
+    pub fn is_tuple(&self) -> bool {
+        !self.prof.is_leaf()
+    }
+
+    /// The leaf value, for a single leaf.
+    pub fn as_leaf(&self) -> Option<&T> {
+        if self.is_leaf() { self.leaves.first() } else { None }
+    }
+
+    /// Number of top-level modes; 1 for a leaf.
+    #[inline]
+    pub fn rank(&self) -> usize {
+        self.prof.rank()
+    }
+
+    /// 0 for a leaf.
+    pub fn depth(&self) -> usize {
+        self.prof.depth()
+    }
+
+    /// The leaves in order.
+    #[inline]
+    pub fn leaves(&self) -> &[T] {
+        &self.leaves
+    }
+
+    /// Mutable access to the leaves (the structure stays fixed).
+    #[inline]
+    pub fn leaves_mut(&mut self) -> &mut [T] {
+        &mut self.leaves
+    }
+
+    /// Mode `i`; a leaf is its own mode 0.
+    pub fn mode(&self, i: usize) -> Option<HTuple<T>> {
+        let (prof, r) = self.prof.mode(i)?;
+        Some(HTuple {
+            prof,
+            leaves: self.leaves[r].into(),
+        })
+    }
+
+    /// All top-level modes in order.
+    pub fn modes(&self) -> SmallVec<[HTuple<T>; 4]> {
+        if self.is_leaf() {
+            let mut v = SmallVec::new();
+            v.push(self.clone());
+            return v;
+        }
+        self.prof
+            .mode_spans()
+            .into_iter()
+            .map(|(t, l)| HTuple {
+                prof: Profile(self.prof.0[t].into()),
+                leaves: self.leaves[l].into(),
+            })
+            .collect()
+    }
+
+    /// The sub-tuple at a path of mode indices (`get`); the empty path is the whole tuple.
+    pub fn get(&self, path: &[usize]) -> Option<HTuple<T>> {
+        let mut cur = self.clone();
+        for &i in path {
+            if cur.is_leaf() {
+                return None;
+            }
+            cur = cur.mode(i)?;
+        }
+        Some(cur)
+    }
+
+    /// Replaces mode `i` with `m`, keeping the other modes.
+    pub fn with_mode(&self, i: usize, m: HTuple<T>) -> Option<HTuple<T>> {
+        if self.is_leaf() {
+            return (i == 0).then_some(m);
+        }
+        if i >= self.rank() {
+            return None;
+        }
+        let mut modes = self.modes();
+        modes[i] = m;
+        Some(HTuple::from_modes(modes))
+    }
+
+    /// The flat tuple of all leaves; a leaf stays a leaf.
+    pub fn flatten(&self) -> HTuple<T> {
+        if self.is_leaf() {
+            return self.clone();
+        }
+        HTuple::flat(self.leaves.iter().cloned())
+    }
+
+    /// The modes at the given indices, as a tuple (`select`).
+    pub fn select(&self, idx: &[usize]) -> Result<HTuple<T>> {
+        let modes = self.modes();
+        let mut out = Vec::with_capacity(idx.len());
+        for &i in idx {
+            out.push(modes.get(i).cloned().ok_or_else(|| {
+                Error::invalid(format!("select: mode {i} out of range for rank {}", modes.len()))
+            })?);
+        }
+        Ok(HTuple::from_modes(out))
+    }
+
+    /// The modes `begin..end`, as a tuple (`take`).
+    pub fn take(&self, begin: usize, end: usize) -> Result<HTuple<T>> {
+        if begin > end || end > self.rank() {
+            return Err(Error::invalid(format!(
+                "take: range [{begin}, {end}) out of range for rank {}",
+                self.rank()
+            )));
+        }
+        Ok(HTuple::from_modes(
+            self.modes().into_iter().skip(begin).take(end - begin),
+        ))
+    }
+
+    /// Maps every leaf.
+    pub fn map<U: Clone>(&self, f: impl FnMut(&T) -> U) -> HTuple<U> {
+        HTuple {
+            prof: self.prof.clone(),
+            leaves: self.leaves.iter().map(f).collect(),
+        }
+    }
+
+    /// Maps every leaf with a fallible function.
+    pub fn try_map<U: Clone, E>(
+        &self,
+        f: impl FnMut(&T) -> std::result::Result<U, E>,
+    ) -> std::result::Result<HTuple<U>, E> {
+        Ok(HTuple {
+            prof: self.prof.clone(),
+            leaves: self.leaves.iter().map(f).collect::<std::result::Result<_, E>>()?,
+        })
+    }
+
+    /// `true` when both tuples have the same structure.
+    pub fn congruent<U>(&self, other: &HTuple<U>) -> bool {
+        self.prof == other.prof
+    }
+
+    /// `true` when `self` is weakly congruent to `other` (see [`Profile::weakly_congruent`]).
+    pub fn weakly_congruent<U>(&self, other: &HTuple<U>) -> bool {
+        self.prof.weakly_congruent(&other.prof)
+    }
+
+    /// Wraps a leaf as a one-element tuple; tuples are unchanged (`wrap`).
+    pub fn wrap(self) -> HTuple<T> {
+        if self.is_leaf() {
+            HTuple::from_modes([self])
+        } else {
+            self
+        }
+    }
+
+    /// Removes one-element tuple wrappers recursively at the top (`unwrap`).
+    pub fn unwrap_single(mut self) -> HTuple<T> {
+        while self.is_tuple() && self.rank() == 1 {
+            // mode(0) exists for rank 1.
+            match self.mode(0) {
+                Some(m) => self = m,
+                None => break,
+            }
+        }
+        self
+    }
+
+    /// Places `self` at `path` inside a tuple whose other modes are `pad` (`lift`).
+    ///
+    /// `lift(42, (0, 2, 3))` is `((0, 0, (0, 0, 0, 42)),)`.
+    pub fn lift(self, path: &[usize], pad: &T) -> HTuple<T> {
+        let mut cur = self;
+        for &i in path.iter().rev() {
+            let mut modes: Vec<HTuple<T>> = (0..i).map(|_| HTuple::leaf(pad.clone())).collect();
+            modes.push(cur);
+            cur = HTuple::from_modes(modes);
+        }
+        cur
+    }
+}
+
+impl<T: fmt::Display> fmt::Display for HTuple<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_tree(f, &self.prof.0, &self.leaves, |f, x| write!(f, "{x}"))
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for HTuple<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_tree(f, &self.prof.0, &self.leaves, |f, x| write!(f, "{x:?}"))
+    }
+}
+
+/// Writes a tree given by prefix tokens, printing leaves with `leaf`.
+pub(crate) fn write_tree<T>(
+    f: &mut fmt::Formatter<'_>,
+    toks: &[u32],
+    leaves: &[T],
+    mut leaf: impl FnMut(&mut fmt::Formatter<'_>, &T) -> fmt::Result,
+) -> fmt::Result {
+    let (mut pos, mut li) = (0usize, 0usize);
+    write_node(f, toks, &mut pos, leaves, &mut li, &mut leaf)
+}
+
+fn write_node<T>(
+    f: &mut fmt::Formatter<'_>,
+    toks: &[u32],
+    pos: &mut usize,
+    leaves: &[T],
+    li: &mut usize,
+    leaf: &mut impl FnMut(&mut fmt::Formatter<'_>, &T) -> fmt::Result,
+) -> fmt::Result {
+    let t = toks[*pos];
+    *pos += 1;
+    if t == LEAF {
+        leaf(f, &leaves[*li])?;
+        *li += 1;
+        return Ok(());
+    }
+    f.write_str("(")?;
+    for k in 0..t - 1 {
+        if k > 0 {
+            f.write_str(",")?;
+        }
+        write_node(f, toks, pos, leaves, li, leaf)?;
+    }
+    f.write_str(")")
+}

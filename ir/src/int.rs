@@ -1,0 +1,266 @@
+//! The integer leaves of shapes, strides and coordinates.
+//!
+//! The algebra is written once, generically over [`Int`], so that the same code computes with
+//! concrete `i64` values and with symbolic extents. Every operation is checked: an `i64`
+//! overflow is an [`Error::Overflow`], never a wrap. Every *decision* the algebra takes
+//! (is this remainder zero? which stride is smaller?) goes through a method that may answer
+//! [`Error::Undecided`] for a symbolic value whose facts do not settle it; for `i64` the
+//! decisions always succeed.
+//!
+//! ```
+//! use tessera_ir::Int;
+//! assert_eq!(7i64.floor_div(&2).unwrap(), 3);
+//! assert_eq!((-7i64).floor_div(&2).unwrap(), -4);
+//! assert!(i64::MAX.add(&1).is_err());
+//! ```
+
+use crate::error::{Error, Result};
+use std::cmp::Ordering;
+use std::fmt::{Debug, Display};
+use std::hash::Hash;
+
+/// An integer of the algebra: a concrete `i64`, or a symbolic extent.
+pub trait Int: Clone + PartialEq + Eq + Hash + Debug + Display + Send + Sync + 'static {
+    /// The constant `v`.
+    fn lit(v: i64) -> Self;
+    /// The value, when it is a known constant.
+    fn as_const(&self) -> Option<i64>;
+    /// `self + rhs`, checked.
+    fn add(&self, rhs: &Self) -> Result<Self>;
+    /// `self - rhs`, checked.
+    fn sub(&self, rhs: &Self) -> Result<Self>;
+    /// `self * rhs`, checked.
+    fn mul(&self, rhs: &Self) -> Result<Self>;
+    /// Floor division (`Python //`); an error for a zero divisor.
+    fn floor_div(&self, rhs: &Self) -> Result<Self>;
+    /// Floor remainder (`Python %`), with the sign of the divisor.
+    fn floor_mod(&self, rhs: &Self) -> Result<Self>;
+    /// Compares two values; [`Error::Undecided`] when the facts do not order them.
+    fn compare(&self, rhs: &Self) -> Result<Ordering>;
+    /// Whether `rhs` is a multiple of `self` (`self | rhs`); decided or an error.
+    /// Zero divides only zero.
+    fn divides(&self, rhs: &Self) -> Result<bool>;
+    /// Greatest common divisor of the magnitudes.
+    fn gcd(&self, rhs: &Self) -> Result<Self>;
+
+    /// `true` when this is the constant `v`.
+    #[inline]
+    fn is(&self, v: i64) -> bool {
+        self.as_const() == Some(v)
+    }
+    /// The constant 0.
+    #[inline]
+    fn zero() -> Self {
+        Self::lit(0)
+    }
+    /// The constant 1.
+    #[inline]
+    fn one() -> Self {
+        Self::lit(1)
+    }
+    /// `-self`, checked.
+    fn neg(&self) -> Result<Self> {
+        Self::zero().sub(self)
+    }
+    /// Decides `self == 0`.
+    fn is_zero(&self) -> Result<bool> {
+        Ok(self.compare(&Self::zero())? == Ordering::Equal)
+    }
+    /// Decides `self == rhs`.
+    fn eq_val(&self, rhs: &Self) -> Result<bool> {
+        if self == rhs {
+            return Ok(true);
+        }
+        Ok(self.compare(rhs)? == Ordering::Equal)
+    }
+    /// Decides `self < rhs`.
+    fn less(&self, rhs: &Self) -> Result<bool> {
+        Ok(self.compare(rhs)? == Ordering::Less)
+    }
+    /// Decides `self <= rhs`.
+    fn less_eq(&self, rhs: &Self) -> Result<bool> {
+        Ok(self.compare(rhs)? != Ordering::Greater)
+    }
+    /// Exact division: an error naming the condition when `rhs` does not divide `self`.
+    fn div_exact(&self, rhs: &Self) -> Result<Self> {
+        if rhs.divides(self)? {
+            self.floor_div(rhs)
+        } else {
+            Err(Error::cond("division", format!("{rhs} does not divide {self}")))
+        }
+    }
+    /// `ceil(self / rhs)`.
+    fn div_up(&self, rhs: &Self) -> Result<Self> {
+        // ceil(a/b) == -floor(-a/b)
+        self.neg()?.floor_div(rhs)?.neg()
+    }
+    /// `(self / rhs, self % rhs)` with floor semantics.
+    fn div_mod(&self, rhs: &Self) -> Result<(Self, Self)> {
+        Ok((self.floor_div(rhs)?, self.floor_mod(rhs)?))
+    }
+    /// The smaller of two values.
+    fn min_val(&self, rhs: &Self) -> Result<Self> {
+        Ok(if self.less_eq(rhs)? {
+            self.clone()
+        } else {
+            rhs.clone()
+        })
+    }
+    /// The larger of two values.
+    fn max_val(&self, rhs: &Self) -> Result<Self> {
+        Ok(if self.less_eq(rhs)? {
+            rhs.clone()
+        } else {
+            self.clone()
+        })
+    }
+    /// Least common multiple of the magnitudes.
+    fn lcm(&self, rhs: &Self) -> Result<Self> {
+        if self.is_zero()? || rhs.is_zero()? {
+            return Ok(Self::zero());
+        }
+        let g = self.gcd(rhs)?;
+        let a = self.div_exact(&g)?.mul(rhs)?;
+        a.abs()
+    }
+    /// `|self|`.
+    fn abs(&self) -> Result<Self> {
+        if self.less(&Self::zero())? {
+            self.neg()
+        } else {
+            Ok(self.clone())
+        }
+    }
+    /// The product of a sequence, checked.
+    fn product<'a>(it: impl IntoIterator<Item = &'a Self>) -> Result<Self> {
+        let mut acc = Self::one();
+        for x in it {
+            acc = acc.mul(x)?;
+        }
+        Ok(acc)
+    }
+}
+
+#[cold]
+fn overflow(op: &str, a: i64, b: i64) -> Error {
+    Error::Overflow(format!("{a} {op} {b} does not fit in i64"))
+}
+
+impl Int for i64 {
+    #[inline]
+    fn lit(v: i64) -> Self {
+        v
+    }
+    #[inline]
+    fn as_const(&self) -> Option<i64> {
+        Some(*self)
+    }
+    #[inline]
+    fn add(&self, rhs: &Self) -> Result<Self> {
+        self.checked_add(*rhs).ok_or_else(|| overflow("+", *self, *rhs))
+    }
+    #[inline]
+    fn sub(&self, rhs: &Self) -> Result<Self> {
+        self.checked_sub(*rhs).ok_or_else(|| overflow("-", *self, *rhs))
+    }
+    #[inline]
+    fn mul(&self, rhs: &Self) -> Result<Self> {
+        self.checked_mul(*rhs).ok_or_else(|| overflow("*", *self, *rhs))
+    }
+    #[inline]
+    fn floor_div(&self, rhs: &Self) -> Result<Self> {
+        if *rhs == 0 {
+            return Err(Error::DivisionByZero(format!("{self} / 0")));
+        }
+        let q = self.checked_div(*rhs).ok_or_else(|| overflow("/", *self, *rhs))?;
+        if (self % rhs != 0) && ((*self < 0) != (*rhs < 0)) {
+            Ok(q - 1)
+        } else {
+            Ok(q)
+        }
+    }
+    #[inline]
+    fn floor_mod(&self, rhs: &Self) -> Result<Self> {
+        if *rhs == 0 {
+            return Err(Error::DivisionByZero(format!("{self} % 0")));
+        }
+        // checked_rem fails only for MIN % -1, whose remainder is 0.
+        let r = self.checked_rem(*rhs).unwrap_or(0);
+        if r != 0 && ((r < 0) != (*rhs < 0)) {
+            Ok(r + rhs)
+        } else {
+            Ok(r)
+        }
+    }
+    #[inline]
+    fn compare(&self, rhs: &Self) -> Result<Ordering> {
+        Ok(self.cmp(rhs))
+    }
+    #[inline]
+    fn divides(&self, rhs: &Self) -> Result<bool> {
+        if *self == 0 {
+            return Ok(*rhs == 0);
+        }
+        Ok(rhs.checked_rem(*self).unwrap_or(0) == 0)
+    }
+    fn gcd(&self, rhs: &Self) -> Result<Self> {
+        let (mut a, mut b) = (self.unsigned_abs(), rhs.unsigned_abs());
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        i64::try_from(a).map_err(|_| Error::Overflow(format!("gcd({self}, {rhs})")))
+    }
+    #[inline]
+    fn is_zero(&self) -> Result<bool> {
+        Ok(*self == 0)
+    }
+    #[inline]
+    fn less(&self, rhs: &Self) -> Result<bool> {
+        Ok(self < rhs)
+    }
+    #[inline]
+    fn less_eq(&self, rhs: &Self) -> Result<bool> {
+        Ok(self <= rhs)
+    }
+    #[inline]
+    fn eq_val(&self, rhs: &Self) -> Result<bool> {
+        Ok(self == rhs)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn floor_semantics_match_python() {
+        for a in -20i64..20 {
+            for b in [-7i64, -3, -1, 1, 2, 5] {
+                let q = a.floor_div(&b).unwrap();
+                let r = a.floor_mod(&b).unwrap();
+                assert_eq!(q * b + r, a);
+                assert!(r == 0 || (r < 0) == (b < 0));
+                assert!(r.abs() < b.abs());
+                assert_eq!(a.div_up(&b).unwrap(), -((-a).floor_div(&b).unwrap()));
+            }
+        }
+    }
+
+    #[test]
+    fn overflow_is_an_error() {
+        assert!(i64::MAX.mul(&2).is_err());
+        assert!(i64::MIN.floor_div(&-1).is_err());
+        assert_eq!(i64::MIN.floor_mod(&-1).unwrap(), 0);
+        assert!(i64::MIN.neg().is_err());
+        assert!(1i64.floor_div(&0).is_err());
+    }
+
+    #[test]
+    fn gcd_lcm() {
+        assert_eq!(12i64.gcd(&18).unwrap(), 6);
+        assert_eq!(12i64.lcm(&18).unwrap(), 36);
+        assert_eq!(0i64.gcd(&5).unwrap(), 5);
+        assert!(0i64.divides(&0).unwrap());
+        assert!(!0i64.divides(&3).unwrap());
+    }
+}

@@ -1,0 +1,302 @@
+//! Layouts: a shape and a congruent stride, mapping coordinates to a codomain.
+//!
+//! `L(c) = inner_product(idx2crd(c, shape), stride)`: an integral index, a flat coordinate
+//! and a natural coordinate all reach the same value.
+//!
+//! ```
+//! use tessera_ir::{parse_layout, HTuple};
+//! let a = parse_layout("(3,(2,4)):(2,(1,6))").unwrap();
+//! assert_eq!(a.eval_index(&17).unwrap().to_string(), "17");
+//! assert_eq!(a.size().unwrap(), 24);
+//! assert_eq!(a.cosize().unwrap(), 24);
+//! assert_eq!(a.mode(1).unwrap().to_string(), "(2,4):(1,6)");
+//! assert_eq!(tessera_ir::Layout::<i64>::compact(&HTuple::flat([4, 8])).unwrap().to_string(), "(4,8):(1,4)");
+//! ```
+
+use crate::error::{Error, Result};
+use crate::htuple::HTuple;
+use crate::int::Int;
+use crate::shape;
+use crate::stride::{Codomain, Stride};
+use smallvec::SmallVec;
+use std::fmt;
+
+/// A layout `shape:stride`.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Layout<I = i64> {
+    shape: HTuple<I>,
+    stride: HTuple<Stride<I>>,
+}
+
+impl<I: Int> Layout<I> {
+    /// A layout from a shape and a congruent stride. Extents must be positive.
+    pub fn new(shape: HTuple<I>, stride: HTuple<Stride<I>>) -> Result<Self> {
+        if !shape.congruent(&stride) {
+            return Err(Error::invalid(format!(
+                "shape {shape} and stride {} are not congruent",
+                stride
+            )));
+        }
+        for s in shape.leaves() {
+            if !I::one().less_eq(s)? {
+                return Err(Error::invalid(format!(
+                    "extent {s} in shape {shape} is not positive"
+                )));
+            }
+        }
+        Ok(Layout { shape, stride })
+    }
+
+    /// A layout from parts known to be congruent (internal constructions).
+    #[inline]
+    pub(crate) fn from_parts(shape: HTuple<I>, stride: HTuple<Stride<I>>) -> Self {
+        debug_assert!(shape.congruent(&stride));
+        Layout { shape, stride }
+    }
+
+    /// The single-mode layout `s:d`.
+    pub fn leaf(s: I, d: impl Into<Stride<I>>) -> Self {
+        Layout {
+            shape: HTuple::leaf(s),
+            stride: HTuple::leaf(d.into()),
+        }
+    }
+
+    /// The flat layout `(s0,s1,...):(d0,d1,...)`, or `s:d` for a single pair.
+    pub(crate) fn flat_or_leaf(s: Vec<I>, d: Vec<Stride<I>>) -> Self {
+        if s.len() == 1 {
+            let (s, d) = (s.into_iter().next(), d.into_iter().next());
+            if let (Some(s), Some(d)) = (s, d) {
+                return Layout::leaf(s, d);
+            }
+            unreachable!("one shape and one stride");
+        }
+        Layout {
+            shape: HTuple::flat(s),
+            stride: HTuple::flat(d),
+        }
+    }
+
+    /// The compact column-major layout of `shape`: strides are the prefix products.
+    pub fn compact(shape: &HTuple<I>) -> Result<Self> {
+        Self::with_base(shape, &Stride::Int(I::one()))
+    }
+
+    /// The compact layout of `shape` whose first stride is `base` (`Layout(shape, base)`).
+    pub fn with_base(shape: &HTuple<I>, base: &Stride<I>) -> Result<Self> {
+        let mut acc = I::one();
+        let mut d = Vec::with_capacity(shape.leaves().len());
+        for s in shape.leaves() {
+            d.push(base.scale(&acc)?);
+            acc = acc.mul(s)?;
+        }
+        Layout::new(shape.clone(), HTuple::unflatten(d, shape.profile())?)
+    }
+
+    /// The shape.
+    #[inline]
+    pub fn shape(&self) -> &HTuple<I> {
+        &self.shape
+    }
+
+    /// The stride.
+    #[inline]
+    pub fn stride(&self) -> &HTuple<Stride<I>> {
+        &self.stride
+    }
+
+    /// Splits into shape and stride.
+    pub fn into_parts(self) -> (HTuple<I>, HTuple<Stride<I>>) {
+        (self.shape, self.stride)
+    }
+
+    /// Number of top-level modes.
+    #[inline]
+    pub fn rank(&self) -> usize {
+        self.shape.rank()
+    }
+
+    /// Depth of the shape.
+    pub fn depth(&self) -> usize {
+        self.shape.depth()
+    }
+
+    /// Number of coordinates: the product of the extents.
+    pub fn size(&self) -> Result<I> {
+        shape::size(&self.shape)
+    }
+
+    /// The flat extents.
+    #[inline]
+    pub fn flat_shape(&self) -> &[I] {
+        self.shape.leaves()
+    }
+
+    /// The flat strides.
+    #[inline]
+    pub fn flat_stride(&self) -> &[Stride<I>] {
+        self.stride.leaves()
+    }
+
+    /// `true` when every stride is an integer.
+    pub fn is_int_strided(&self) -> bool {
+        self.flat_stride().iter().all(|d| d.as_int().is_some())
+    }
+
+    /// Mode `i`; a rank-1 layout with a leaf shape is its own mode 0.
+    pub fn mode(&self, i: usize) -> Option<Layout<I>> {
+        Some(Layout {
+            shape: self.shape.mode(i)?,
+            stride: self.stride.mode(i)?,
+        })
+    }
+
+    /// All top-level modes.
+    pub fn modes(&self) -> SmallVec<[Layout<I>; 4]> {
+        self.shape
+            .modes()
+            .into_iter()
+            .zip(self.stride.modes())
+            .map(|(shape, stride)| Layout { shape, stride })
+            .collect()
+    }
+
+    /// The sub-layout at a path of mode indices.
+    pub fn get(&self, path: &[usize]) -> Option<Layout<I>> {
+        Some(Layout {
+            shape: self.shape.get(path)?,
+            stride: self.stride.get(path)?,
+        })
+    }
+
+    /// Concatenation: each layout becomes one mode (`make_layout`).
+    pub fn concat(modes: impl IntoIterator<Item = Layout<I>>) -> Layout<I> {
+        let (s, d): (Vec<_>, Vec<_>) = modes.into_iter().map(|l| (l.shape, l.stride)).unzip();
+        Layout {
+            shape: HTuple::from_modes(s),
+            stride: HTuple::from_modes(d),
+        }
+    }
+
+    /// The flat layout of the same leaves (depth ≤ 1); a single leaf stays a leaf.
+    pub fn flatten(&self) -> Layout<I> {
+        Layout {
+            shape: self.shape.flatten(),
+            stride: self.stride.flatten(),
+        }
+    }
+
+    /// Wraps a leaf layout into a rank-1 tuple layout `(s):(d)`.
+    pub fn wrap(self) -> Layout<I> {
+        Layout {
+            shape: self.shape.wrap(),
+            stride: self.stride.wrap(),
+        }
+    }
+
+    /// The codomain of the strides; an error when they mix integers, coordinates and `F2`.
+    /// Zero strides fit any codomain.
+    pub fn codomain(&self) -> Result<Codomain> {
+        let mut cod: Option<Codomain> = None;
+        for d in self.flat_stride() {
+            if d.is_const_zero() {
+                continue;
+            }
+            let c = d.codomain();
+            match cod {
+                None => cod = Some(c),
+                Some(x) if x == c => {}
+                Some(x) => {
+                    return Err(Error::invalid(format!(
+                        "layout {self} mixes {x:?} and {c:?} strides"
+                    )));
+                }
+            }
+        }
+        Ok(cod.unwrap_or(Codomain::Int))
+    }
+
+    /// Evaluates at an integral index; the last mode absorbs an index past the size.
+    pub fn eval_index(&self, idx: &I) -> Result<Stride<I>> {
+        let n = self.flat_shape().len();
+        let mut rest = idx.clone();
+        let mut acc = Stride::zero();
+        for (k, (s, d)) in self.flat_shape().iter().zip(self.flat_stride()).enumerate() {
+            let c = if k + 1 == n {
+                std::mem::replace(&mut rest, I::zero())
+            } else {
+                let (q, r) = rest.div_mod(s)?;
+                rest = q;
+                r
+            };
+            if !c.is(0) {
+                acc = acc.add(&d.scale(&c)?)?;
+            }
+        }
+        Ok(acc)
+    }
+
+    /// Evaluates at a coordinate of any form: an index, a flat or a natural coordinate.
+    pub fn eval(&self, crd: &HTuple<I>) -> Result<Stride<I>> {
+        if let Some(i) = crd.as_leaf() {
+            return self.eval_index(i);
+        }
+        let nat = shape::idx2crd(crd, &self.shape)?;
+        let mut acc = Stride::zero();
+        for (c, d) in nat.leaves().iter().zip(self.flat_stride()) {
+            if !c.is(0) {
+                acc = acc.add(&d.scale(c)?)?;
+            }
+        }
+        Ok(acc)
+    }
+
+    /// Largest value plus one, summed per mode as `(s-1)*d` (`cosize`); integer codomain only.
+    pub fn cosize(&self) -> Result<I> {
+        let mut acc = I::one();
+        for (s, d) in self.flat_shape().iter().zip(self.flat_stride()) {
+            let d = d
+                .as_int()
+                .ok_or_else(|| Error::invalid(format!("cosize of {self}: not an integer codomain")))?;
+            acc = acc.add(&s.sub(&I::one())?.mul(d)?)?;
+        }
+        Ok(acc)
+    }
+
+    /// The codomain's shape: `cosize` for integer strides, the extent along each axis for
+    /// coordinate strides (`coshape((4,8):(1@0,1@1))` is `(4,8)`).
+    pub fn coshape(&self) -> Result<HTuple<I>> {
+        match self.codomain()? {
+            Codomain::Int => Ok(HTuple::leaf(self.cosize()?)),
+            Codomain::F2 => {
+                let mut bits = 0u64;
+                for (s, d) in self.flat_shape().iter().zip(self.flat_stride()) {
+                    if let Stride::F2(v) = d {
+                        let s = s.as_const().unwrap_or(1).max(1) as u64;
+                        bits |= v.saturating_mul(s - 1);
+                    }
+                }
+                let n = if bits == 0 {
+                    1
+                } else {
+                    1u64 << (64 - bits.leading_zeros()).min(62)
+                };
+                Ok(HTuple::leaf(I::lit(n as i64)))
+            }
+            Codomain::Coord => {
+                let mut max = Stride::zero();
+                for (s, d) in self.flat_shape().iter().zip(self.flat_stride()) {
+                    max = max.add(&d.scale(&s.sub(&I::one())?)?)?;
+                }
+                let dense = max.to_coord();
+                dense.try_map(|v| v.add(&I::one()))
+            }
+        }
+    }
+}
+
+impl<I: Int> fmt::Display for Layout<I> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.shape, self.stride)
+    }
+}

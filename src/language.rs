@@ -1,0 +1,40 @@
+//! The help text of the expression language, shown by `tessera --help`.
+
+/// A summary of the expression language with examples.
+pub const EXPRESSION_HELP: &str = "\
+EXPRESSION LANGUAGE
+  Int tuples     12   (2,3)   ((2,2),3)   (6) is a one-element tuple; _4 reads as 4
+  Layouts        shape:stride   ((2,2),3):((24,2),8)   a bare shape (4,8) is column-major
+                 (4,8):2 is the compact layout starting at stride 2
+  Strides        negative (-1), zero (0), coordinate 1@0 2@1 1@1@0 (value@mode, innermost
+                 mode first), sums 3@0+5@1, F2(6) for an XOR-field stride
+  Swizzles       Sw<3,3,3>   Sw<3,3,3> o (8,64):(64,1)   Sw<3,4,3> o 32 o (8,64):(64,1)
+  Tilers         (4:1,8:2) by mode; _ keeps a mode; an int tuple (2,7) means (2:1,7:1)
+  Composition    composition(A,B)  or  A o B
+  Evaluation     A(17)   A((1,2))   A(1,2)
+  Arithmetic     + - * / (exact) % on integers
+
+FUNCTIONS
+  coalesce coalesce_z filter composition complement logical_divide zipped_divide
+  tiled_divide flat_divide logical_product zipped_product tiled_product flat_product
+  blocked_product raked_product right_inverse left_inverse nullspace layout_add
+  greatest_common_domain recast make_layout make_layout_like make_ordered_layout
+  make_identity_layout make_basis_like tiler_to_layout max_common_vector select take get
+  flatten wrap unwrap size cosize rank depth shape stride coshape coprofile product
+  product_each prefix_product inner_product idx2crd crd2idx congruent weakly_congruent
+  compatible common_refinement common_coarsening repeat_like lift
+
+EXAMPLES
+  tessera eval 'composition((6,2):(8,2), (4,3):(3,1))'     ((2,2),3):((24,2),8)
+  tessera eval 'logical_divide(24:1, 4:2)'                  (4,(2,3)):(2,(1,8))
+  tessera eval 'zipped_divide((4,7):(1,16), (2,7))'          ((2,7),(2,1)):((1,16),(2,112))
+  tessera eval 'complement(4:2, 20)'                        (2,3):(1,8)
+  tessera eval 'right_inverse((4,8):(8,1))'                 (8,4):(4,1)
+  tessera eval '(3,(2,4)):(2,(1,6))(17)'                     17
+  tessera eval 'recast((4,4):(4,1), 1/2)'                   (4,8):(8,1)
+  tessera eval 'Sw<3,0,3>(9)'                                8
+  echo 'coalesce((2,4):(1,2))' | tessera eval --batch -
+
+EXIT CODES
+  0 success   1 refuted   2 unknown   3 bad input (parse or algebra error)   4 internal error
+";

@@ -1,0 +1,13 @@
+//! Tessera: a compiler and prover for CuTe-style tensor layouts.
+//!
+//! This crate is the facade over the workspace: the layout algebra and the text format live in
+//! [`ir`] (`tessera-ir`); the command-line interface is the `tessera` binary.
+//!
+//! ```
+//! assert_eq!(tessera::ir::eval_str("coalesce((2,(1,6)):(1,(6,2)))").unwrap(), "12:1");
+//! ```
+
+pub use tessera_ir as ir;
+
+pub mod exit;
+pub mod language;
