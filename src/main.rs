@@ -23,7 +23,7 @@ enum Cmd {
         /// The expression, e.g. 'logical_divide(24:1, 4:2)'.
         expr: Option<String>,
         /// Answer one line per input line of FILE ('-' for stdin): the result or 'error: ...'.
-        /// Exits 3 when any line was an error.
+        /// Exits 0 once every line is answered (errors are answers), 3 when FILE cannot be read.
         #[arg(long, value_name = "FILE", conflicts_with = "expr")]
         batch: Option<String>,
     },
@@ -71,7 +71,9 @@ fn run_batch(path: &str) -> i32 {
             match answer(text) {
                 Ok(v) => v,
                 Err((c, msg)) => {
-                    code = code.max(c);
+                    if c == exit::INTERNAL {
+                        code = exit::INTERNAL;
+                    }
                     // One line per input line: fold a multi-line message.
                     format!("error: {}", msg.replace('\n', " | "))
                 }
