@@ -11,3 +11,4 @@ pub use tessera_ir as ir;
 
 pub mod exit;
 pub mod language;
+pub mod lower;

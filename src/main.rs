@@ -5,7 +5,7 @@ use std::io::{BufRead, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::process::ExitCode;
 use tessera::exit;
-use tessera::ir::eval_str;
+use tessera::ir::eval::Session;
 
 #[derive(Parser)]
 #[command(name = "tessera", version, about = "A compiler and prover for CuTe-style tensor layouts",
@@ -26,12 +26,34 @@ enum Cmd {
         /// Exits 0 once every line is answered (errors are answers), 3 when FILE cannot be read.
         #[arg(long, value_name = "FILE", conflicts_with = "expr")]
         batch: Option<String>,
+        /// Declare symbolic parameters with facts, e.g. 'M where M % 128 == 0, M <= 65536'
+        /// or 'M, N'. Extents are at least 1 unless stated otherwise.
+        #[arg(long = "param", value_name = "DECL")]
+        params: Vec<String>,
+        /// Substitute a value for a parameter, e.g. M=256 (checked against its facts).
+        #[arg(long = "bind", value_name = "NAME=VALUE")]
+        binds: Vec<String>,
+    },
+    /// Lower a layout (or a swizzled layout, or a symbolic integer) to index arithmetic,
+    /// printed one let-binding per line.
+    Lower {
+        /// The expression, e.g. '(4,8):(8,1)' or 'Sw<3,3,3> o (8,64):(64,1)'.
+        expr: String,
+        /// Lower as a function of the flat coordinates c0, c1, ... instead of the index i.
+        #[arg(long)]
+        coords: bool,
+        /// Declare symbolic parameters (as for eval).
+        #[arg(long = "param", value_name = "DECL")]
+        params: Vec<String>,
+        /// Substitute a value for a parameter.
+        #[arg(long = "bind", value_name = "NAME=VALUE")]
+        binds: Vec<String>,
     },
 }
 
 /// Evaluates one line, turning a panic (a bug) into an internal error.
-fn answer(line: &str) -> Result<String, (i32, String)> {
-    match catch_unwind(AssertUnwindSafe(|| eval_str(line))) {
+fn answer(session: &Session, line: &str) -> Result<String, (i32, String)> {
+    match catch_unwind(AssertUnwindSafe(|| session.eval(line))) {
         Ok(Ok(v)) => Ok(v),
         Ok(Err(e)) => Err((exit::BAD_INPUT, e.to_string())),
         Err(_) => Err((
@@ -41,7 +63,7 @@ fn answer(line: &str) -> Result<String, (i32, String)> {
     }
 }
 
-fn run_batch(path: &str) -> i32 {
+fn run_batch(session: &Session, path: &str) -> i32 {
     let reader: Box<dyn BufRead> = if path == "-" {
         Box::new(std::io::stdin().lock())
     } else {
@@ -68,7 +90,7 @@ fn run_batch(path: &str) -> i32 {
         let reply = if text.is_empty() || text.starts_with('#') {
             String::new()
         } else {
-            match answer(text) {
+            match answer(session, text) {
                 Ok(v) => v,
                 Err((c, msg)) => {
                     if c == exit::INTERNAL {
@@ -92,23 +114,61 @@ fn run_batch(path: &str) -> i32 {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let code = match cli.cmd {
-        Cmd::Eval { expr, batch } => match (expr, batch) {
-            (_, Some(path)) => run_batch(&path),
-            (Some(e), None) => match answer(&e) {
-                Ok(v) => {
-                    println!("{v}");
+        Cmd::Eval {
+            expr,
+            batch,
+            params,
+            binds,
+        } => {
+            let p: Vec<&str> = params.iter().map(String::as_str).collect();
+            let b: Vec<&str> = binds.iter().map(String::as_str).collect();
+            match Session::new(&p, &b) {
+                Ok(session) => eval_cmd(&session, expr, batch),
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    exit::BAD_INPUT
+                }
+            }
+        }
+        Cmd::Lower {
+            expr,
+            coords,
+            params,
+            binds,
+        } => {
+            let p: Vec<&str> = params.iter().map(String::as_str).collect();
+            let b: Vec<&str> = binds.iter().map(String::as_str).collect();
+            match Session::new(&p, &b).and_then(|s| tessera::lower::lower_text(&s, &expr, coords)) {
+                Ok(text) => {
+                    print!("{text}");
                     exit::OK
                 }
-                Err((c, msg)) => {
-                    eprintln!("error: {msg}");
-                    c
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    exit::BAD_INPUT
                 }
-            },
-            (None, None) => {
-                eprintln!("error: give an expression or --batch FILE");
-                exit::BAD_INPUT
             }
-        },
+        }
     };
     ExitCode::from(code as u8)
+}
+
+fn eval_cmd(session: &Session, expr: Option<String>, batch: Option<String>) -> i32 {
+    match (expr, batch) {
+        (_, Some(path)) => run_batch(session, &path),
+        (Some(e), None) => match answer(session, &e) {
+            Ok(v) => {
+                println!("{v}");
+                exit::OK
+            }
+            Err((c, msg)) => {
+                eprintln!("error: {msg}");
+                c
+            }
+        },
+        (None, None) => {
+            eprintln!("error: give an expression or --batch FILE");
+            exit::BAD_INPUT
+        }
+    }
 }

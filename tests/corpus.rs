@@ -11,12 +11,16 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use tessera::ir::{parse_layout, Layout};
+use tessera::ir::{Layout, parse_layout};
 
 fn corpus_path() -> PathBuf {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let shared = root.join("../shared/corpus/pycute_public.jsonl");
-    if shared.exists() { shared } else { root.join("tests/data/pycute_public.jsonl") }
+    if shared.exists() {
+        shared
+    } else {
+        root.join("tests/data/pycute_public.jsonl")
+    }
 }
 
 struct Case {
@@ -37,8 +41,12 @@ fn load() -> Vec<Case> {
                 op: j["op"].as_str().unwrap_or_default().to_string(),
                 expr: j["expr"].as_str().unwrap_or_default().to_string(),
                 expect: j["expect"].as_str().unwrap_or_default().to_string(),
-                offsets: j["offsets"].as_array().map(|a| a.iter().filter_map(|x| x.as_i64()).collect()),
-                suspect: j.get("suspect").is_some_and(|s| !s.is_null() && s != &Json::Bool(false)),
+                offsets: j["offsets"]
+                    .as_array()
+                    .map(|a| a.iter().filter_map(|x| x.as_i64()).collect()),
+                suspect: j
+                    .get("suspect")
+                    .is_some_and(|s| !s.is_null() && s != &Json::Bool(false)),
             }
         })
         .collect()
@@ -60,12 +68,18 @@ fn run_batch(cases: &[Case]) -> Vec<String> {
     let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
     let out = child.wait_with_output().expect("tessera output");
     writer.join().expect("writer thread").expect("write stdin");
-    String::from_utf8(out.stdout).expect("utf8").lines().map(str::to_string).collect()
+    String::from_utf8(out.stdout)
+        .expect("utf8")
+        .lines()
+        .map(str::to_string)
+        .collect()
 }
 
 fn offsets(l: &Layout<i64>) -> Option<Vec<i64>> {
     let n = l.size().ok()?;
-    (0..n).map(|i| l.eval_index(&i).ok().and_then(|s| s.as_int().copied())).collect()
+    (0..n)
+        .map(|i| l.eval_index(&i).ok().and_then(|s| s.as_int().copied()))
+        .collect()
 }
 
 #[derive(Clone, Copy, PartialEq, Debug)]
@@ -77,20 +91,33 @@ enum Verdict {
 
 fn judge(c: &Case, got: &str) -> Verdict {
     if c.expect == "ERROR" {
-        return if got.starts_with("error") { Verdict::Exact } else { Verdict::Disagree };
+        return if got.starts_with("error") {
+            Verdict::Exact
+        } else {
+            Verdict::Disagree
+        };
     }
     if got.replace(' ', "") == c.expect.replace(' ', "") {
         return Verdict::Exact;
     }
-    let Ok(r) = parse_layout(got) else { return Verdict::Disagree };
+    let Ok(r) = parse_layout(got) else {
+        return Verdict::Disagree;
+    };
     match c.op.as_str() {
         "left_inverse" | "right_inverse" => {
-            let l = c.expr.strip_prefix(&format!("{}(", c.op)).and_then(|s| s.strip_suffix(')'));
-            let Some(Ok(l)) = l.map(parse_layout) else { return Verdict::Disagree };
+            let l = c
+                .expr
+                .strip_prefix(&format!("{}(", c.op))
+                .and_then(|s| s.strip_suffix(')'));
+            let Some(Ok(l)) = l.map(parse_layout) else {
+                return Verdict::Disagree;
+            };
             let ok = if c.op == "left_inverse" {
                 (0..l.size().unwrap_or(0)).all(|i| {
                     let li = l.eval_index(&i).ok().and_then(|s| s.as_int().copied());
-                    li.and_then(|x| r.eval_index(&x).ok()).and_then(|s| s.as_int().copied()) == Some(i)
+                    li.and_then(|x| r.eval_index(&x).ok())
+                        .and_then(|s| s.as_int().copied())
+                        == Some(i)
                 })
             } else {
                 let big_enough = match parse_layout(&c.expect) {
@@ -100,10 +127,16 @@ fn judge(c: &Case, got: &str) -> Verdict {
                 big_enough
                     && (0..r.size().unwrap_or(0)).all(|k| {
                         let rk = r.eval_index(&k).ok().and_then(|s| s.as_int().copied());
-                        rk.and_then(|x| l.eval_index(&x).ok()).and_then(|s| s.as_int().copied()) == Some(k)
+                        rk.and_then(|x| l.eval_index(&x).ok())
+                            .and_then(|s| s.as_int().copied())
+                            == Some(k)
                     })
             };
-            if ok { Verdict::Equivalent } else { Verdict::Disagree }
+            if ok {
+                Verdict::Equivalent
+            } else {
+                Verdict::Disagree
+            }
         }
         _ => match &c.offsets {
             Some(want) if offsets(&r).as_ref() == Some(want) => Verdict::Equivalent,
@@ -142,19 +175,31 @@ fn corpus_agreement() {
             }
         }
     }
-    println!("{:<18} {:>6} {:>6} {:>6} {:>6}  agreement", "op", "cases", "exact", "equiv", "differ");
+    println!(
+        "{:<18} {:>6} {:>6} {:>6} {:>6}  agreement",
+        "op", "cases", "exact", "equiv", "differ"
+    );
     let (mut total, mut agree, mut exact) = (0, 0, 0);
     for (op, [n, ex, eq, d]) in &per_op {
-        println!("{op:<18} {n:>6} {ex:>6} {eq:>6} {d:>6}  {:.2}%", 100.0 * (ex + eq) as f64 / *n as f64);
+        println!(
+            "{op:<18} {n:>6} {ex:>6} {eq:>6} {d:>6}  {:.2}%",
+            100.0 * (ex + eq) as f64 / *n as f64
+        );
         total += n;
         agree += ex + eq;
         exact += ex;
     }
     let rate = agree as f64 / total as f64;
-    println!("total {total}: {agree} agree ({:.2}%), {exact} exact text", 100.0 * rate);
+    println!(
+        "total {total}: {agree} agree ({:.2}%), {exact} exact text",
+        100.0 * rate
+    );
     for d in &disagreements {
         println!("differs: {d}");
     }
-    assert!(suspect_echoes.is_empty(), "Tessera repeated PyCuTe's wrong answers: {suspect_echoes:?}");
+    assert!(
+        suspect_echoes.is_empty(),
+        "Tessera repeated PyCuTe's wrong answers: {suspect_echoes:?}"
+    );
     assert!(rate >= 0.995, "agreement {:.2}% is below 99.5%", 100.0 * rate);
 }

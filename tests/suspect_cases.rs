@@ -3,28 +3,40 @@
 //! post-condition holds pointwise, or a clear error; never PyCuTe's answer.
 
 use std::collections::BTreeSet;
-use tessera::ir::algebra::{blocked_product, composition, logical_divide, raked_product, zipped_divide, Tiler};
+use tessera::ir::algebra::{
+    Tiler, blocked_product, composition, logical_divide, raked_product, zipped_divide,
+};
 use tessera::ir::shape::compatible;
-use tessera::ir::{eval_str, parse_layout, Layout};
+use tessera::ir::{Layout, eval_str, parse_layout};
 
 fn l(s: &str) -> Layout<i64> {
     parse_layout(s).unwrap()
 }
 
 fn image(x: &Layout<i64>) -> BTreeSet<i64> {
-    (0..x.size().unwrap()).map(|i| *x.eval_index(&i).unwrap().as_int().unwrap()).collect()
+    (0..x.size().unwrap())
+        .map(|i| *x.eval_index(&i).unwrap().as_int().unwrap())
+        .collect()
 }
 
 fn tiler(s: &str) -> Tiler<i64> {
     let e = tessera::ir::text::parse_expr(s).unwrap();
-    tessera::ir::eval::eval_expr::<i64>(&e, &Default::default(), s).unwrap().to_tiler().unwrap()
+    tessera::ir::eval::eval_expr::<i64>(&e, &Default::default(), s)
+        .unwrap()
+        .to_tiler()
+        .unwrap()
 }
 
 /// The divide post-conditions: rank 2, the tile is `A ∘ B` pointwise on a shape compatible
 /// with `B`, and every offset of `A` is reached.
 fn check_divide(a: &str, b: &str, zipped: bool, pycute: &str) {
     let (a, t) = (l(a), tiler(b));
-    let r = if zipped { zipped_divide(&a, &t) } else { logical_divide(&a, &t) }.unwrap();
+    let r = if zipped {
+        zipped_divide(&a, &t)
+    } else {
+        logical_divide(&a, &t)
+    }
+    .unwrap();
     assert_ne!(r.to_string(), pycute);
     assert_eq!(r.rank(), 2);
     assert!(image(&a).is_subset(&image(&r)), "{r} misses offsets of {a}");
@@ -76,12 +88,22 @@ fn logical_divide_suspect_3() {
 
 #[test]
 fn logical_divide_suspect_4() {
-    check_divide("(32,(6,6,2)):(3,(96,576,3456))", "(16,8)", false, "((16,2),(8,6)):((3,48),(96,768))");
+    check_divide(
+        "(32,(6,6,2)):(3,(96,576,3456))",
+        "(16,8)",
+        false,
+        "((16,2),(8,6)):((3,48),(96,768))",
+    );
 }
 
 #[test]
 fn zipped_divide_suspect_1() {
-    check_divide("(10,12):(2,20)", "(6,2):(1,12)", true, "((6,2),(2,4)):((2,24),(12,48))");
+    check_divide(
+        "(10,12):(2,20)",
+        "(6,2):(1,12)",
+        true,
+        "((6,2),(2,4)):((2,24),(12,48))",
+    );
 }
 
 #[test]
@@ -98,7 +120,12 @@ fn zipped_divide_suspect_2() {
 /// offsets as the logical product.
 fn check_product(a: &str, b: &str, blocked: bool, pycute: &str) {
     let (a, b) = (l(a), l(b));
-    let r = if blocked { blocked_product(&a, &b) } else { raked_product(&a, &b) }.unwrap();
+    let r = if blocked {
+        blocked_product(&a, &b)
+    } else {
+        raked_product(&a, &b)
+    }
+    .unwrap();
     assert_ne!(r.to_string(), pycute);
     assert_eq!(r.rank(), a.rank());
     assert_eq!(r.size().unwrap(), a.size().unwrap() * b.size().unwrap());
@@ -124,7 +151,9 @@ fn raked_product_suspect() {
 #[test]
 fn composition_that_is_not_a_layout_is_an_error() {
     // A(B(5)) = A(4) = 1, but PyCuTe answers (2,3):(0,0).
-    let e = composition(&l("(4,3):(0,1)"), &l("(2,3):(2,1)")).unwrap_err().to_string();
+    let e = composition(&l("(4,3):(0,1)"), &l("(2,3):(2,1)"))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("modes 0 and 1 of B overlap"), "{e}");
     assert!(eval_str("composition((4,3):(0,1),(2,3):(2,1))").is_err());
 }

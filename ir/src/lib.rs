@@ -18,11 +18,13 @@ pub mod algebra;
 pub mod error;
 pub mod eval;
 pub mod htuple;
+pub mod index;
 pub mod int;
 pub mod layout;
 pub mod shape;
 pub mod stride;
 pub mod swizzle;
+pub mod sym;
 pub mod text;
 
 pub use error::{Error, ParseError, Result};

@@ -112,9 +112,12 @@ fn extend<I: Int>(c: &Layout<I>, target: &HTuple<I>) -> Result<Layout<I>> {
         reps.push(e.div_up(&left)?);
         left = left.div_up(e)?;
     }
-    let total = shape::size(target)?;
-    if span.mul(&I::product(&reps)?)?.less(&total)? {
-        reps = vec![total.div_up(&span)?];
+    // A single target leaf gets exactly ceil(total/span) copies, which always cover it.
+    if target.leaves().len() > 1 {
+        let total = shape::size(target)?;
+        if span.mul(&I::product(&reps)?)?.less(&total)? {
+            reps = vec![total.div_up(&span)?];
+        }
     }
     let mut s: Vec<I> = c.flat_shape()[..n - 1].to_vec();
     let mut d: Vec<Stride<I>> = c.flat_stride()[..n - 1].to_vec();

@@ -123,8 +123,16 @@ fn compose_tree<I: Int>(
         })?;
         let digits = &a.flat_shape()[range.clone()];
         let weights = &a.flat_stride()[range.clone()];
-        let subs = split(digits, n, &v)
-            .map_err(|msg| Error::cond("composition", format!("{msg} (B mode {k}, A = {a})")))?;
+        let subs = split(digits, n, &v).map_err(|e| match e {
+            Error::Undecided { cond, .. } => Error::Undecided {
+                op: "composition",
+                cond: format!("{cond} (mode {k} of B)"),
+            },
+            Error::Condition { msg, .. } => {
+                Error::cond("composition", format!("{msg} (mode {k} of B, A = {a})"))
+            }
+            e => e,
+        })?;
         let f2 = weights.iter().any(|w| matches!(w, Stride::F2(_)));
         let mut s = Vec::with_capacity(subs.len());
         let mut st = Vec::with_capacity(subs.len());
@@ -205,10 +213,10 @@ struct Sub<I> {
 }
 
 /// Splits `d*i` for `i < n` over the digits `s` (the last digit unbounded).
-fn split<I: Int>(s: &[I], n: &I, d: &I) -> std::result::Result<Vec<Sub<I>>, String> {
-    let e = |x: Error| x.to_string();
+fn split<I: Int>(s: &[I], n: &I, d: &I) -> Result<Vec<Sub<I>>> {
+    let fail = |msg: String| Error::cond("composition", msg);
     let r = s.len();
-    if d.less(&I::zero()).map_err(e)? {
+    if d.less(&I::zero())? {
         if r == 1 {
             return Ok(vec![Sub {
                 j: 0,
@@ -216,13 +224,15 @@ fn split<I: Int>(s: &[I], n: &I, d: &I) -> std::result::Result<Vec<Sub<I>>, Stri
                 t: d.clone(),
             }]);
         }
-        return Err(format!("negative stride {d} of B needs A to be a single mode"));
+        return Err(fail(format!(
+            "negative stride {d} of B needs A to be a single mode"
+        )));
     }
     // Divide out whole digits: the stride divisibility condition.
     let mut j = 0usize;
     let mut rest = d.clone();
-    while j + 1 < r && s[j].divides(&rest).map_err(e)? {
-        rest = rest.div_exact(&s[j]).map_err(e)?;
+    while j + 1 < r && s[j].divides(&rest)? {
+        rest = rest.div_exact(&s[j])?;
         j += 1;
     }
     if j + 1 == r {
@@ -232,28 +242,28 @@ fn split<I: Int>(s: &[I], n: &I, d: &I) -> std::result::Result<Vec<Sub<I>>, Stri
             t: rest,
         }]);
     }
-    if !rest.divides(&s[j]).map_err(e)? {
+    if !rest.divides(&s[j])? {
         // Neither divides the other: all n values must stay inside digit j.
-        let last = n.sub(&I::one()).and_then(|x| x.mul(&rest)).map_err(e)?;
-        if last.less(&s[j]).map_err(e)? {
+        let last = n.sub(&I::one())?.mul(&rest)?;
+        if last.less(&s[j])? {
             return Ok(vec![Sub {
                 j,
                 m: n.clone(),
                 t: rest,
             }]);
         }
-        return Err(format!(
+        return Err(fail(format!(
             "stride divisibility condition: {rest} and shape {} of A (mode {j}) do not divide each other",
             s[j]
-        ));
+        )));
     }
     // Keep n values across digit j (step rest) and the following digits (step 1).
     let mut out = Vec::new();
     let mut remaining = n.clone();
     let mut step = rest;
     while j + 1 < r {
-        let avail = s[j].div_exact(&step).map_err(e)?;
-        if remaining.less_eq(&avail).map_err(e)? {
+        let avail = s[j].div_exact(&step)?;
+        if remaining.less_eq(&avail)? {
             out.push(Sub {
                 j,
                 m: remaining,
@@ -261,12 +271,12 @@ fn split<I: Int>(s: &[I], n: &I, d: &I) -> std::result::Result<Vec<Sub<I>>, Stri
             });
             return Ok(out);
         }
-        if !avail.divides(&remaining).map_err(e)? {
-            return Err(format!(
+        if !avail.divides(&remaining)? {
+            return Err(fail(format!(
                 "shape divisibility condition: {remaining} is not a multiple of {avail} (mode {j} of A)",
-            ));
+            )));
         }
-        remaining = remaining.div_exact(&avail).map_err(e)?;
+        remaining = remaining.div_exact(&avail)?;
         out.push(Sub { j, m: avail, t: step });
         step = I::one();
         j += 1;

@@ -65,6 +65,8 @@ pub const BUILTINS: &[(&str, &str)] = &[
     ("compatible", "a, b"),
     ("common_refinement", "a, b"),
     ("common_coarsening", "a, b"),
+    ("fdiv", "a, b (floor division)"),
+    ("fmod", "a, b (floor remainder)"),
     ("repeat_like", "x, profile"),
     ("lift", "x, i, j, ..."),
 ];
@@ -399,6 +401,15 @@ pub(super) fn call<I: Int>(name: &str, args: &[Expr], env: &Env<I>, src: &str, e
                 &ev(0)?.to_shape()?,
                 &ev(1)?.to_shape()?,
             )?))
+        }
+        "fdiv" | "fmod" => {
+            ar(2, 2)?;
+            let (a, b) = (ev(0)?.to_int()?, ev(1)?.to_int()?);
+            Ok(Value::Int(if name == "fdiv" {
+                a.floor_div(&b)?
+            } else {
+                a.floor_mod(&b)?
+            }))
         }
         "repeat_like" => {
             ar(2, 2)?;

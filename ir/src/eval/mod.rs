@@ -26,10 +26,21 @@ use crate::swizzle::{ComposedLayout, Swizzle};
 use crate::text::{BinOp, Expr, ExprKind, parse_expr};
 use std::collections::HashMap;
 
+/// `true` for names that cannot be parameters or bindings: built-in functions and keywords.
+pub fn is_reserved(name: &str) -> bool {
+    matches!(name, "o" | "where" | "Sw" | "F2") || builtins::BUILTINS.iter().any(|(n, _)| *n == name)
+}
+
 /// Names visible to an expression: `let` bindings and parameters.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Env<I = i64> {
     vars: HashMap<String, Value<I>>,
+}
+
+impl<I: Int> Default for Env<I> {
+    fn default() -> Self {
+        Env { vars: HashMap::new() }
+    }
 }
 
 impl<I: Int> Env<I> {
@@ -55,6 +66,110 @@ pub fn eval_str(src: &str) -> Result<String> {
     Ok(eval_expr::<i64>(&e, &Env::new(), src)?.to_string())
 }
 
+/// Parameters and bindings for symbolic evaluation (`--param`, `--bind`).
+///
+/// ```
+/// use tessera_ir::eval::Session;
+/// let s = Session::new(&["M where M % 128 == 0", "N where N % 64 == 0"], &[]).unwrap();
+/// assert_eq!(
+///     s.eval("logical_divide((M,N):(1,M), (128:1,64:1))").unwrap(),
+///     "((128,M/128),(64,N/64)):((1,128),(M,64*M))"
+/// );
+/// assert_eq!(s.eval("coalesce((M,N):(1,M))").unwrap(), "M*N:1");
+/// let b = Session::new(&["M where M % 128 == 0"], &["M=256"]).unwrap();
+/// assert_eq!(b.eval("(16,M/16):(1,16)").unwrap(), "(16,16):(1,16)");
+/// assert!(Session::new(&["M where M % 128 == 0"], &["M=100"]).is_err());
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Session {
+    facts: std::sync::Arc<crate::sym::Facts>,
+    env: Env<crate::sym::SymInt>,
+    symbolic: bool,
+}
+
+impl Session {
+    /// Declares parameters (`"M where M % 128 == 0"`) and binds values (`"M=256"`).
+    pub fn new(params: &[&str], binds: &[&str]) -> Result<Session> {
+        use crate::sym::{Facts, SymInt};
+        let mut facts = Facts::default();
+        let mut names = Vec::new();
+        for p in params {
+            names.extend(facts.declare(p)?);
+        }
+        let mut values: HashMap<String, i64> = HashMap::new();
+        for b in binds {
+            let (n, v) = b
+                .split_once('=')
+                .ok_or_else(|| Error::invalid(format!("--bind expects NAME=VALUE, got '{b}'")))?;
+            let (n, v) = (n.trim(), v.trim());
+            let v: i64 = v
+                .parse()
+                .map_err(|_| Error::invalid(format!("--bind {n}: '{v}' is not an integer")))?;
+            if is_reserved(n) || n.is_empty() || !n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                return Err(Error::invalid(format!(
+                    "--bind: '{n}' cannot be a parameter name"
+                )));
+            }
+            if let Some(f) = facts.get(n)
+                && !f.admits(v)
+            {
+                return Err(Error::invalid(format!(
+                    "--bind {n}={v} violates the assumptions on {n} ({f:?})"
+                )));
+            }
+            values.insert(n.to_string(), v);
+            if !names.iter().any(|x| x == n) {
+                names.push(n.to_string());
+            }
+        }
+        let facts = std::sync::Arc::new(facts);
+        let mut env = Env::new();
+        let mut symbolic = false;
+        for n in &names {
+            let v = match values.get(n) {
+                Some(v) => SymInt::lit(*v),
+                None => {
+                    symbolic = true;
+                    SymInt::param(n, &facts)
+                }
+            };
+            env.bind(n.clone(), Value::Int(v));
+        }
+        Ok(Session { facts, env, symbolic })
+    }
+
+    /// `true` when some parameter is left symbolic.
+    pub fn is_symbolic(&self) -> bool {
+        self.symbolic
+    }
+
+    /// The facts of the declared parameters.
+    pub fn facts(&self) -> &crate::sym::Facts {
+        &self.facts
+    }
+
+    /// The environment of parameters, for callers that evaluate parsed expressions.
+    pub fn env(&self) -> &Env<crate::sym::SymInt> {
+        &self.env
+    }
+
+    /// Parses and evaluates one line to a value over symbolic integers (constants when no
+    /// parameter is left symbolic).
+    pub fn value(&self, src: &str) -> Result<Value<crate::sym::SymInt>> {
+        let e = parse_expr(src)?;
+        eval_expr(&e, &self.env, src)
+    }
+
+    /// Parses and evaluates one line, printing the result canonically.
+    pub fn eval(&self, src: &str) -> Result<String> {
+        if self.env.vars.is_empty() {
+            return eval_str(src);
+        }
+        let e = parse_expr(src)?;
+        Ok(eval_expr(&e, &self.env, src)?.to_string())
+    }
+}
+
 /// Parses a layout in the text format (a bare shape is the compact layout).
 pub fn parse_layout(src: &str) -> Result<Layout<i64>> {
     let e = parse_expr(src)?;
@@ -78,10 +193,13 @@ pub fn eval_expr<I: Int>(e: &Expr, env: &Env<I>, src: &str) -> Result<Value<I>> 
     match &e.kind {
         ExprKind::Int(v) => Ok(Value::Int(I::lit(*v))),
         ExprKind::Underscore => Ok(Value::Keep),
-        ExprKind::Name(n) => env
-            .get(n)
-            .cloned()
-            .ok_or_else(|| at(src, e, format!("unknown name '{n}'"))),
+        ExprKind::Name(n) => env.get(n).cloned().ok_or_else(|| {
+            at(
+                src,
+                e,
+                format!("unknown name '{n}' (declare a parameter with --param {n})"),
+            )
+        }),
         ExprKind::Tuple(items) => {
             let vs: Result<Vec<_>> = items.iter().map(|x| eval_expr(x, env, src)).collect();
             Ok(Value::Tuple(vs?))
@@ -179,9 +297,13 @@ fn arith<I: Int>(op: BinOp, x: Value<I>, y: Value<I>) -> Result<Value<I>> {
             BinOp::Add => a.add(b)?,
             BinOp::Sub => a.sub(b)?,
             BinOp::Mul => a.mul(b)?,
-            BinOp::Div => a
-                .div_exact(b)
-                .map_err(|_| Error::invalid(format!("{b} does not divide {a}")))?,
+            BinOp::Div => a.div_exact(b).map_err(|e| match e {
+                Error::Undecided { cond, .. } => Error::Undecided {
+                    op: "exact division",
+                    cond,
+                },
+                _ => Error::invalid(format!("{b} does not divide {a}")),
+            })?,
             BinOp::Mod => a.floor_mod(b)?,
         })),
         (BinOp::Add | BinOp::Sub, _, _) => {
