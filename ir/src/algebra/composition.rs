@@ -263,7 +263,13 @@ fn split<I: Int>(s: &[I], n: &I, d: &I) -> Result<Vec<Sub<I>>> {
     let mut step = rest;
     while j + 1 < r {
         let avail = s[j].div_exact(&step)?;
-        if remaining.less_eq(&avail)? {
+        // When `remaining == avail` both branches give the same layout (the split ends in a
+        // size-1 sub-mode), so either decision suffices for symbolic extents.
+        let fits = match remaining.less_eq(&avail) {
+            Ok(v) => v,
+            Err(e) => remaining.less(&avail).map_err(|_| e)?,
+        };
+        if fits {
             out.push(Sub {
                 j,
                 m: remaining,

@@ -14,6 +14,7 @@
 
 mod builtins;
 mod value;
+mod views;
 
 pub use value::Value;
 
@@ -391,6 +392,25 @@ fn compose<I: Int>(x: Value<I>, y: Value<I>) -> Result<Value<I>> {
     }
 }
 
+/// A coordinate value zero-filled to the shape of the layout's codomain.
+fn dense_coord<I: Int>(l: &Layout<I>, v: &Stride<I>) -> Result<HTuple<I>> {
+    let mut out = l.coshape()?.map(|_| I::zero());
+    for (path, c) in v.terms() {
+        let p: Vec<usize> = path.iter().map(|&x| x as usize).collect();
+        let (prof, range) = out
+            .profile()
+            .path_range(&p)
+            .ok_or_else(|| Error::invalid(format!("coordinate {v} outside the codomain of {l}")))?;
+        if !prof.is_leaf() {
+            return Err(Error::invalid(format!(
+                "coordinate {v} outside the codomain of {l}"
+            )));
+        }
+        out.leaves_mut()[range.start] = c;
+    }
+    Ok(out)
+}
+
 /// `f(args)`: evaluation of a layout, a composed layout or a swizzle.
 fn apply<I: Int>(f: Value<I>, args: &[Expr], env: &Env<I>, src: &str, e: &Expr) -> Result<Value<I>> {
     let vals: Result<Vec<_>> = args.iter().map(|x| eval_expr(x, env, src)).collect();
@@ -402,7 +422,13 @@ fn apply<I: Int>(f: Value<I>, args: &[Expr], env: &Env<I>, src: &str, e: &Expr) 
     };
     let coord = || crd.to_coord().map_err(|err| at(src, e, err.to_string()));
     match &f {
-        Value::Layout(l) => Ok(Value::from_codomain(l.eval(&coord()?)?)),
+        Value::Layout(l) => {
+            let v = l.eval(&coord()?)?;
+            if l.codomain()? == crate::stride::Codomain::Coord {
+                return Ok(Value::from_int_tuple(&dense_coord(l, &v)?));
+            }
+            Ok(Value::from_codomain(v))
+        }
         Value::Composed(c) => Ok(Value::Int(c.eval(&coord()?)?)),
         Value::Swizzle(sw) => {
             let x = crd.to_int()?;

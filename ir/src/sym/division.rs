@@ -18,19 +18,35 @@ const MAX_DEGREE: u32 = 8;
 /// `a / b` when `b` divides `a` as polynomials (with rational coefficients); `None` when it
 /// does not, or when the polynomials are too large to divide safely.
 pub fn exact_div(a: &Poly, b: &Poly) -> Option<Poly> {
+    match div_rem(a, b)? {
+        (q, r) if r.terms().is_empty() => Some(q),
+        _ => None,
+    }
+}
+
+/// Polynomial division `a = q*b + r` by leading monomials (`r` has no term divisible by the
+/// leading monomial of `b`); `None` when the polynomials are too large to divide safely.
+pub fn div_rem(a: &Poly, b: &Poly) -> Option<(Poly, Poly)> {
     let mut atoms: BTreeMap<Atom, u32> = BTreeMap::new();
     let (la, lb) = (den_lcm(a)?, den_lcm(b)?);
     let sa = to_sp(a, la, &mut atoms)?;
     let sb = to_sp(b, lb, &mut atoms)?;
-    let q = sa.checked_div(&sb)?;
+    if sb.monomials.is_empty() {
+        return None;
+    }
+    let (q, r) = sa.div_rem(&sb);
     let back: Vec<Atom> = {
         let mut v: Vec<(u32, Atom)> = atoms.into_iter().map(|(a, i)| (i, a)).collect();
         v.sort_by_key(|x| x.0);
         v.into_iter().map(|x| x.1).collect()
     };
-    // a/b = (A/la) / (B/lb) = (A/B) * lb / la
-    let scale = Q::new(lb as i128, la as i128).ok()?;
-    from_sp(&q, &back)?.scale(&scale).ok()
+    // a = A/la, b = B/lb, A = Q*B + R  =>  a = (Q*lb/la)*b + R/la
+    let qs = Q::new(lb as i128, la as i128).ok()?;
+    let rs = Q::new(1, la as i128).ok()?;
+    Some((
+        from_sp(&q, &back)?.scale(&qs).ok()?,
+        from_sp(&r, &back)?.scale(&rs).ok()?,
+    ))
 }
 
 fn den_lcm(p: &Poly) -> Option<i64> {

@@ -76,7 +76,7 @@ fn undecided(cond: String) -> Error {
 /// Wraps a non-atomic expression in brackets for messages.
 fn paren(s: &SymInt) -> String {
     let t = s.to_string();
-    if t.chars().any(|c| c == '+' || c == '-' || c == '/') && s.p.terms().len() > 1 {
+    if t.chars().any(|c| "+-*/".contains(c)) && s.as_const().is_none() {
         format!("[{t}]")
     } else {
         t
@@ -277,10 +277,39 @@ impl Int for SymInt {
             };
             return Ok(self.make(rhs, whole.add(&tail)?));
         }
+        // A polynomial divisor: a = q*b + r gives floor(a/b) = q + floor(r/b) when q is
+        // integer-valued, and floor(r/b) = 0 when 0 <= r < b.
+        if let Some((q, r)) = division::div_rem(&self.p, &rhs.p) {
+            let one = Q::int(1);
+            let mut integral = !q.terms().is_empty();
+            for (m, c) in q.terms() {
+                integral &= self.term_multiple_of(&facts, m, c, &one)?;
+            }
+            if integral {
+                let r = self.with_poly(r);
+                let q = self.make(rhs, q);
+                let r_in_range = r.p.terms().is_empty()
+                    || (SymInt::lit(0).less_eq(&r).unwrap_or(false) && r.less(rhs).unwrap_or(false));
+                if r_in_range {
+                    return Ok(q);
+                }
+                // -b <= r < 0: floor(r/b) = -1.
+                if r.less(&SymInt::lit(0)).unwrap_or(false)
+                    && SymInt::lit(0).less_eq(&r.add(rhs)?).unwrap_or(false)
+                {
+                    return q.sub(&SymInt::lit(1));
+                }
+                let tail = Poly::atom(Atom::FloorDiv(r.p.clone(), rhs.p.clone()));
+                return Ok(self.make(rhs, q.p.add(&tail)?));
+            }
+        }
         Ok(self.make(rhs, Poly::atom(Atom::FloorDiv(self.p.clone(), rhs.p.clone()))))
     }
 
     fn div_up(&self, rhs: &Self) -> Result<Self> {
+        if let Ok(true) = rhs.divides(self) {
+            return self.floor_div(rhs);
+        }
         // ceil(a/b) = floor((a+b-1)/b) for b > 0, which normalizes to fdiv(a+b-1, b).
         if SymInt::lit(0).less(rhs)? {
             self.add(rhs)?.sub(&SymInt::lit(1))?.floor_div(rhs)
@@ -349,7 +378,7 @@ impl Int for SymInt {
         let need = || undecided(format!("{} % {} == 0", paren(rhs), paren(self)));
         if let Some(c) = self.p.as_const() {
             if c.is_zero() {
-                return Ok(rhs.is_zero()?);
+                return rhs.is_zero();
             }
             let mut failing_const = None;
             let mut all = true;
@@ -371,6 +400,13 @@ impl Int for SymInt {
                 Some(_) => Ok(false),
                 None => Err(need()),
             };
+        }
+        // A divisor larger than a nonzero constant cannot divide it.
+        if let Some(b) = rhs.as_const()
+            && b != 0
+            && facts.interval(&self.p).lo > i128::from(b).abs()
+        {
+            return Ok(false);
         }
         if let Some(q) = division::exact_div(&rhs.p, &self.p) {
             let one = Q::int(1);
