@@ -8,7 +8,10 @@
 //! ```
 
 pub use tessera_ir as ir;
+pub use tessera_verifier as verifier;
 
+pub mod check;
+pub mod cli;
 pub mod exit;
 pub mod language;
 pub mod lower;

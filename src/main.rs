@@ -17,6 +17,43 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
+    /// Prove the assertions of check files (*.tess; directories are searched for them).
+    #[command(after_help = tessera::cli::CHECK_HELP)]
+    Check {
+        /// Check files or directories.
+        #[arg(required = true)]
+        paths: Vec<String>,
+        /// Print the results as JSON on stdout.
+        #[arg(long)]
+        json: bool,
+        /// Also write a JUnit XML report to FILE.
+        #[arg(long, value_name = "FILE")]
+        junit: Option<String>,
+        /// z3's time limit per query, in seconds; a timeout makes the assertion unknown.
+        #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+        timeout: f64,
+        /// Worker threads (default: every core).
+        #[arg(long, short = 'j')]
+        jobs: Option<usize>,
+    },
+    /// Prove one property, e.g. `tessera prove injective '(4,8):(8,1)'` or
+    /// `tessera prove bank_conflict_free 'Sw<3,3,3> o (8,64):(64,1)' '((8,4),8):((1,64),8)' elem=2 access=16`.
+    Prove {
+        /// The property (injective, bijective, equal, bank_conflict_free, conflict_degree, ...).
+        property: String,
+        /// Its arguments: expressions, and NAME=VALUE keywords (elem=2 access=16).
+        #[arg(required = true)]
+        args: Vec<String>,
+        /// Declare symbolic parameters (as for eval).
+        #[arg(long = "param", value_name = "DECL")]
+        params: Vec<String>,
+        /// z3's time limit, in seconds.
+        #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+        timeout: f64,
+        /// Print the result as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Evaluate an expression of the layout algebra and print the result.
     #[command(after_help = tessera::language::EXPRESSION_HELP)]
     Eval {
@@ -130,6 +167,8 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Cmd::Check { paths, json, junit, timeout, jobs } => tessera::cli::check(&paths, json, junit.as_deref(), timeout, jobs),
+        Cmd::Prove { property, args, params, timeout, json } => tessera::cli::prove(&property, &args, &params, timeout, json),
         Cmd::Lower {
             expr,
             coords,

@@ -64,4 +64,6 @@ pub enum ExprKind {
     Neg(Box<Expr>),
     /// `a op b`.
     Bin(BinOp, Box<Expr>, Box<Expr>),
+    /// `name=value`: a keyword argument of a property (`elem=2`).
+    Keyword(String, Box<Expr>),
 }

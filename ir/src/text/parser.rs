@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! expr    := layout ('o' expr)?                  composition, right-associative
-//! layout  := sum (':' sum call*)?                a call after the stride evaluates the layout
+//! layout  := sum (':' sum (call | slice)*)?      a call or a slice after the stride applies to the layout
 //! sum     := product (('+' | '-') product)*
 //! product := unary (('*' | '/' | '%') unary)*
 //! unary   := '-' unary | basis
@@ -165,14 +165,19 @@ impl Parser<'_> {
             kind: ExprKind::Layout(Box::new(shape), Box::new(stride)),
             col,
         };
-        while *self.peek() == Tok::Punct('(') {
-            let args = self.args('(', ')')?;
-            e = Expr {
-                kind: ExprKind::Apply(Box::new(e), args),
-                col,
+        loop {
+            e = match self.peek() {
+                Tok::Punct('(') => Expr {
+                    kind: ExprKind::Apply(Box::new(e), self.args('(', ')')?),
+                    col,
+                },
+                Tok::Punct('[') => Expr {
+                    kind: ExprKind::Slice(Box::new(e), self.slices()?),
+                    col,
+                },
+                _ => return Ok(e),
             };
         }
-        Ok(e)
     }
 
     fn sum(&mut self) -> Result<Expr, ParseError> {
@@ -259,7 +264,7 @@ impl Parser<'_> {
                         col,
                     };
                 }
-                Tok::Punct('[') => {
+                Tok::Punct('[') if !self.in_stride => {
                     let items = self.slices()?;
                     e = Expr {
                         kind: ExprKind::Slice(Box::new(e), items),
@@ -281,7 +286,7 @@ impl Parser<'_> {
                 if out.len() >= MAX_TUPLE {
                     return self.err(format!("more than {MAX_TUPLE} elements in one tuple"));
                 }
-                out.push(self.expr()?);
+                out.push(self.arg()?);
                 if self.eat(&Tok::Punct(',')) {
                     continue;
                 }
@@ -291,6 +296,20 @@ impl Parser<'_> {
         }
         self.depth -= 1;
         Ok(out)
+    }
+
+    /// An argument: an expression, or a keyword argument `name=expr` (for properties).
+    fn arg(&mut self) -> Result<Expr, ParseError> {
+        if let (Tok::Name(n), Tok::Punct('='), t2) = (self.peek().clone(), self.peek_at(1).clone(), self.peek_at(2))
+            && *t2 != Tok::Punct('=')
+        {
+            let col = self.col();
+            self.bump();
+            self.bump();
+            let v = self.expr()?;
+            return Ok(Expr { kind: ExprKind::Keyword(n, Box::new(v)), col });
+        }
+        self.expr()
     }
 
     fn slices(&mut self) -> Result<Vec<SliceItem>, ParseError> {

@@ -1,0 +1,99 @@
+//! Check files (`*.tess`) and `tessera check`.
+//!
+//! ```text
+//! param M, N where M % 128 == 0, 128 <= M <= 65536, 1 <= N <= 4096
+//! let Smem = Sw<3,3,3> o (8,64):(64,1)
+//! let TV   = ((8,4),8):((1,64),8)    # thread t: row t%8, column block t/8
+//! assert injective(Smem)
+//! assert bank_conflict_free(Smem, TV, elem=2, access=16)
+//! assert conflict_degree((8,64):(64,1), TV, elem=2, access=16) == 8
+//! ```
+//!
+//! Each assertion ends as proved, refuted (with a re-checked counterexample) or unknown (with
+//! the reason). Assertions run in parallel, one z3 context per thread.
+
+mod parse;
+mod props;
+pub mod report;
+
+pub use parse::{load, CheckError, CheckFile};
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+use tessera_verifier::{prove, Options, Property, Verdict};
+
+/// One assertion of a check file.
+#[derive(Clone, Debug)]
+pub struct Assertion {
+    /// The file it comes from.
+    pub file: String,
+    /// Its line (1-based).
+    pub line: usize,
+    /// The text after `assert`.
+    pub text: String,
+    /// The property to prove.
+    pub property: Property,
+}
+
+/// The verdict on one assertion.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// File of the assertion.
+    pub file: String,
+    /// Line of the assertion.
+    pub line: usize,
+    /// The assertion's text.
+    pub text: String,
+    /// The answer.
+    pub verdict: Verdict,
+    /// Time spent proving it.
+    pub elapsed: Duration,
+}
+
+/// Proves every assertion on `threads` worker threads; outcomes come back in input order.
+pub fn run(assertions: &[Assertion], opts: &Options, threads: usize) -> Vec<Outcome> {
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Outcome>>> = Mutex::new(vec![None; assertions.len()]);
+    std::thread::scope(|s| {
+        for _ in 0..threads.max(1).min(assertions.len().max(1)) {
+            s.spawn(|| {
+                loop {
+                    let k = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(a) = assertions.get(k) else { break };
+                    let t0 = Instant::now();
+                    let verdict = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| prove(&a.property, opts))) {
+                        Ok(v) => v,
+                        Err(_) => Verdict::Internal("the prover panicked".into()),
+                    };
+                    let o = Outcome {
+                        file: a.file.clone(),
+                        line: a.line,
+                        text: a.text.clone(),
+                        verdict,
+                        elapsed: t0.elapsed(),
+                    };
+                    if let Ok(mut r) = results.lock() {
+                        r[k] = Some(o);
+                    }
+                }
+            });
+        }
+    });
+    results.into_inner().unwrap_or_default().into_iter().flatten().collect()
+}
+
+/// The exit code of a set of outcomes (design.md): 0 all proved, 1 something refuted,
+/// 2 something unknown and nothing refuted, 4 an internal error.
+pub fn exit_code(outcomes: &[Outcome]) -> i32 {
+    use crate::exit;
+    if outcomes.iter().any(|o| matches!(o.verdict, Verdict::Internal(_))) {
+        exit::INTERNAL
+    } else if outcomes.iter().any(|o| matches!(o.verdict, Verdict::Refuted(_))) {
+        exit::REFUTED
+    } else if outcomes.iter().any(|o| matches!(o.verdict, Verdict::Unknown(_))) {
+        exit::UNKNOWN
+    } else {
+        exit::OK
+    }
+}

@@ -1,0 +1,142 @@
+//! Reading check files: `param`, `let` and `assert` lines, `#` comments.
+
+use super::props::property;
+use super::Assertion;
+use std::fmt;
+use tessera_ir::eval::{eval_expr, Env, Session};
+use tessera_ir::sym::SymInt;
+use tessera_ir::text::parse_expr;
+use tessera_ir::Error;
+
+/// A bad check file: where, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckError {
+    /// The file.
+    pub file: String,
+    /// Line, 1-based.
+    pub line: usize,
+    /// Column, 1-based (in characters).
+    pub col: usize,
+    /// The message.
+    pub msg: String,
+    /// The text of the line, for the caret.
+    pub text: String,
+}
+
+impl fmt::Display for CheckError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: {}\n  {}\n  {}^",
+            self.file,
+            self.line,
+            self.col,
+            self.msg,
+            self.text,
+            " ".repeat(self.col.saturating_sub(1))
+        )
+    }
+}
+
+impl std::error::Error for CheckError {}
+
+/// A loaded check file.
+#[derive(Clone, Debug)]
+pub struct CheckFile {
+    /// Its path.
+    pub path: String,
+    /// Its assertions, in order.
+    pub assertions: Vec<Assertion>,
+}
+
+/// Strips a `#` comment.
+fn code(line: &str) -> &str {
+    line.split('#').next().unwrap_or("")
+}
+
+/// Parses a check file's text.
+pub fn load(path: &str, src: &str) -> Result<CheckFile, CheckError> {
+    let err = |line: usize, byte: usize, msg: String, text: &str| CheckError {
+        file: path.to_string(),
+        line,
+        col: text[..byte.min(text.len())].chars().count() + 1,
+        msg,
+        text: text.to_string(),
+    };
+    // Parameters are global: declare them all first.
+    let mut decls: Vec<String> = Vec::new();
+    for (k, raw) in src.lines().enumerate() {
+        let c = code(raw);
+        let t = c.trim_start();
+        if let Some(rest) = t.strip_prefix("param ") {
+            let off = c.len() - t.len() + "param ".len();
+            let mut probe = tessera_ir::sym::Facts::default();
+            for d in &decls {
+                let _ = probe.declare(d);
+            }
+            if let Err(e) = probe.declare(rest) {
+                let col = match &e {
+                    Error::Parse(p) => off + p.col,
+                    _ => off,
+                };
+                return Err(err(k + 1, col, e.to_string().lines().next().unwrap_or_default().to_string(), raw));
+            }
+            decls.push(rest.to_string());
+        }
+    }
+    let d: Vec<&str> = decls.iter().map(String::as_str).collect();
+    let session = Session::new(&d, &[]).map_err(|e| err(1, 0, e.to_string(), ""))?;
+    let mut env: Env<SymInt> = session.env().clone();
+    let mut assertions = Vec::new();
+    for (k, raw) in src.lines().enumerate() {
+        let line = k + 1;
+        let c = code(raw);
+        let t = c.trim_start();
+        let indent = c.len() - t.len();
+        if t.trim().is_empty() || t.starts_with("param ") {
+            continue;
+        }
+        if let Some(rest) = t.strip_prefix("let ") {
+            let Some((name, expr)) = rest.split_once('=') else {
+                return Err(err(line, indent + 4, "expected 'let NAME = EXPR'".into(), raw));
+            };
+            let name = name.trim();
+            if name.is_empty() || !name.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_') || name.starts_with(|ch: char| ch.is_ascii_digit()) {
+                return Err(err(line, indent + 4, format!("'{name}' is not a valid name"), raw));
+            }
+            if tessera_ir::eval::is_reserved(name) {
+                return Err(err(line, indent + 4, format!("'{name}' is a built-in name"), raw));
+            }
+            let off = indent + 4 + rest.find('=').unwrap_or(0) + 1;
+            let v = eval_at(expr, off, &env).map_err(|(col, msg)| err(line, col, msg, raw))?;
+            env.bind(name, v);
+            continue;
+        }
+        if let Some(rest) = t.strip_prefix("assert ") {
+            let off = indent + "assert ".len();
+            let p = property(rest, off, &env).map_err(|(col, msg)| err(line, col, msg, raw))?;
+            assertions.push(Assertion { file: path.to_string(), line, text: rest.trim().to_string(), property: p });
+            continue;
+        }
+        return Err(err(line, indent, "expected 'param', 'let' or 'assert'".into(), raw));
+    }
+    Ok(CheckFile { path: path.to_string(), assertions })
+}
+
+/// Evaluates `text`, which starts at byte `off` of its line; errors carry a line column.
+pub(super) fn eval_at(
+    text: &str,
+    off: usize,
+    env: &Env<SymInt>,
+) -> Result<tessera_ir::Value<SymInt>, (usize, String)> {
+    let e = parse_expr(text).map_err(|p| (off + p.col, p.msg))?;
+    eval_expr(&e, env, text).map_err(|x| locate(x, off))
+}
+
+/// An evaluation error as (column, message).
+pub(super) fn locate(e: Error, off: usize) -> (usize, String) {
+    match e {
+        Error::Parse(p) => (off + p.col, p.msg),
+        e => (off, e.to_string()),
+    }
+}

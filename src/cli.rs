@@ -1,0 +1,159 @@
+//! The `check` and `prove` commands.
+
+use crate::check::{self, report, Assertion};
+use crate::exit;
+use std::path::Path;
+use std::time::{Duration, Instant};
+use tessera_verifier::Options;
+
+/// Help text of `tessera check`.
+pub const CHECK_HELP: &str = "\
+CHECK FILES (*.tess)
+  param M, N where M % 128 == 0, 128 <= M <= 65536, 1 <= N <= 4096
+  let Smem = Sw<3,3,3> o (8,64):(64,1)
+  let TV   = ((8,4),8):((1,64),8)    # thread t: row t%8, column block t/8
+  assert injective(Smem)
+  assert bank_conflict_free(Smem, TV, elem=2, access=16)
+  assert conflict_degree((8,64):(64,1), TV, elem=2, access=16) == 8
+  assert equal(composition(A, composition(B, C)), composition(composition(A, B), C))
+
+PROPERTIES
+  injective(L)  surjective(L [,n])  bijective(L)  in_bounds(L, n)  equal(A, B)
+  compatible(A, B)  left_inverse_valid(L, R)  right_inverse_valid(L, R)
+  complement_valid(A, C [,n])  composition_valid(A, B, R)  contiguous(L)
+  vectorizable(L, v)  bank_conflict_free(Smem, TV, elem=, access=)
+  conflict_degree(Smem, TV, elem=, access=) == n
+
+OUTPUT
+  one line per assertion: proved / refuted (with a re-checked counterexample) /
+  unknown (with the reason), and its time. --json, --junit FILE.
+
+EXIT CODES
+  0 all proved   1 something refuted   2 something unknown, nothing refuted
+  3 bad input (file:line:col and a caret)   4 internal error
+";
+
+fn collect(paths: &[String]) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    for p in paths {
+        let path = Path::new(p);
+        if path.is_dir() {
+            let mut found: Vec<String> = std::fs::read_dir(path)
+                .map_err(|e| format!("{p}: {e}"))?
+                .filter_map(|e| e.ok())
+                .map(|e| e.path())
+                .filter(|x| x.extension().is_some_and(|e| e == "tess"))
+                .map(|x| x.to_string_lossy().into_owned())
+                .collect();
+            found.sort();
+            out.extend(found);
+        } else {
+            out.push(p.clone());
+        }
+    }
+    if out.is_empty() {
+        return Err("no check files found".into());
+    }
+    Ok(out)
+}
+
+fn options(timeout: f64) -> Options {
+    let ms = if timeout.is_finite() && timeout > 0.0 { (timeout * 1000.0).round() as u64 } else { 60_000 };
+    Options { timeout_ms: Some(ms.max(1)) }
+}
+
+/// `tessera check`.
+pub fn check(paths: &[String], as_json: bool, junit: Option<&str>, timeout: f64, jobs: Option<usize>) -> i32 {
+    let files = match collect(paths) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return exit::BAD_INPUT;
+        }
+    };
+    let mut assertions: Vec<Assertion> = Vec::new();
+    for f in &files {
+        let src = match std::fs::read_to_string(f) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("error: {f}: {e}");
+                return exit::BAD_INPUT;
+            }
+        };
+        match check::load(f, &src) {
+            Ok(cf) => assertions.extend(cf.assertions),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return exit::BAD_INPUT;
+            }
+        }
+    }
+    let threads = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let t0 = Instant::now();
+    let outcomes = check::run(&assertions, &options(timeout), threads);
+    let wall = t0.elapsed();
+    emit(&outcomes, wall, threads, as_json, junit)
+}
+
+fn emit(outcomes: &[check::Outcome], wall: Duration, threads: usize, as_json: bool, junit: Option<&str>) -> i32 {
+    if as_json {
+        println!("{}", serde_json::to_string_pretty(&report::json(outcomes, wall, threads)).unwrap_or_default());
+    } else {
+        print!("{}", report::text(outcomes, wall, threads));
+    }
+    if let Some(path) = junit
+        && let Err(e) = std::fs::write(path, report::junit(outcomes, wall))
+    {
+        eprintln!("error: writing {path}: {e}");
+        return exit::BAD_INPUT;
+    }
+    check::exit_code(outcomes)
+}
+
+/// `tessera prove PROPERTY ARGS...`.
+pub fn prove(property: &str, args: &[String], params: &[String], timeout: f64, as_json: bool) -> i32 {
+    let mut src = String::new();
+    for p in params {
+        src.push_str(&format!("param {p}\n"));
+    }
+    let call = format!("{property}({})", args.join(", "));
+    let degree_only = property == "conflict_degree" && !call.contains("==");
+    if degree_only {
+        // Report the degree itself: the n of n-way.
+        src.push_str(&format!("assert {call} >= 1\n"));
+    } else {
+        src.push_str(&format!("assert {call}\n"));
+    }
+    let cf = match check::load("<command line>", &src) {
+        Ok(cf) => cf,
+        Err(e) => {
+            eprintln!("error: {}", e.msg);
+            eprintln!("  {}\n  {}^", e.text, " ".repeat(e.col.saturating_sub(1)));
+            return exit::BAD_INPUT;
+        }
+    };
+    if degree_only {
+        if let Some(Assertion { property: tessera_verifier::Property::ConflictDegree(b, ..), .. }) = cf.assertions.first() {
+            return match tessera_verifier::bank::analyze(b) {
+                Ok(a) => {
+                    match (&a.conflict, as_json) {
+                        (_, true) => println!("{}", serde_json::json!({"degree": a.degree})),
+                        (Some(c), false) => println!(
+                            "{}-way: threads {} and {} (access {}) reach bank {} at bytes {} and {}",
+                            a.degree, c.a.0, c.b.0, c.access, c.bank, c.a.1, c.b.1
+                        ),
+                        (None, false) => println!("1-way: conflict-free"),
+                    }
+                    exit::OK
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    exit::BAD_INPUT
+                }
+            };
+        }
+    }
+    let t0 = Instant::now();
+    let outcomes = check::run(&cf.assertions, &options(timeout), 1);
+    emit(&outcomes, t0.elapsed(), 1, as_json, None)
+}

@@ -1,0 +1,312 @@
+//! The shared-memory bank model (design.md).
+//!
+//! 32 banks of 4 bytes: the word of byte address `a` is `a/4`, its bank `(a/4) % 32`. A warp
+//! instruction in which each thread accesses `W` bytes runs in phases: one phase of 32 threads
+//! for `W <= 4`, two of 16 for `W = 8`, four of 8 for `W = 16` (also `ldmatrix`'s eight-thread
+//! phases of 16-byte rows). In a phase, threads reading the same word are served by broadcast;
+//! distinct words in one bank serialize, so a phase costs the largest number of distinct words
+//! in any bank. Conflict-free means one wavefront per phase.
+//!
+//! Thread `t`'s `k`-th access covers the values `v = k*W/e ... (k+1)*W/e - 1` of the
+//! thread-value layout `TV` (mode 0: threads, mode 1: values; index `t + T*v`), which map
+//! through the shared-memory layout to element offsets, scaled by the element size `e`. The
+//! values of one access must be contiguous and the access aligned to `W`.
+//!
+//! ```
+//! use tessera_verifier::{bank::{analyze, Bank}, Func};
+//! use tessera_ir::eval::{Session, Value};
+//! let s = Session::new(&[], &[]).unwrap();
+//! let f = |src: &str| match s.value(src).unwrap() {
+//!     Value::Layout(l) => Func::Layout(l),
+//!     Value::Composed(c) => Func::Composed(c),
+//!     v => panic!("{v}"),
+//! };
+//! // A 32x32 tile of 4-byte words, row stride 32, read by columns: every thread hits bank 0.
+//! let b = Bank { smem: f("(32,32):(32,1)"), tv: f("(32,32):(1,32)"), elem: 4, access: 4 };
+//! assert_eq!(analyze(&b).unwrap().degree, 32);
+//! let b = Bank { smem: f("Sw<5,0,5> o (32,32):(32,1)"), ..b };
+//! assert_eq!(analyze(&b).unwrap().degree, 1);
+//! ```
+
+use crate::func::{Concrete, Func};
+use crate::query::{Outcome, Query};
+use crate::verdict::{Counterexample, Verdict, Witness};
+use std::collections::HashMap;
+use tessera_ir::sym::Facts;
+use tessera_ir::{Error, Result};
+
+/// A bank-conflict question.
+#[derive(Clone, Debug)]
+pub struct Bank {
+    /// The shared-memory layout (possibly swizzled): logical index to element offset.
+    pub smem: Func,
+    /// The thread-value layout: `(thread, value)` to logical index.
+    pub tv: Func,
+    /// Bytes per element.
+    pub elem: i64,
+    /// Bytes each thread accesses per instruction.
+    pub access: i64,
+}
+
+/// A comparison in `conflict_degree(...) OP n`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cmp {
+    /// `==`
+    Eq,
+    /// `<=`
+    Le,
+    /// `<`
+    Lt,
+    /// `>=`
+    Ge,
+    /// `>`
+    Gt,
+}
+
+impl Cmp {
+    fn holds(self, a: i64, b: i64) -> bool {
+        match self {
+            Cmp::Eq => a == b,
+            Cmp::Le => a <= b,
+            Cmp::Lt => a < b,
+            Cmp::Ge => a >= b,
+            Cmp::Gt => a > b,
+        }
+    }
+    fn text(self) -> &'static str {
+        match self {
+            Cmp::Eq => "==",
+            Cmp::Le => "<=",
+            Cmp::Lt => "<",
+            Cmp::Ge => ">=",
+            Cmp::Gt => ">",
+        }
+    }
+}
+
+/// Two threads of one phase that reach distinct words of one bank.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Conflict {
+    /// The access number (value chunk) of the instruction.
+    pub access: i64,
+    /// First thread and its byte address.
+    pub a: (i64, i64),
+    /// Second thread and its byte address.
+    pub b: (i64, i64),
+    /// The bank both words fall in.
+    pub bank: i64,
+}
+
+/// The result of the exact analysis.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Analysis {
+    /// Wavefronts of the worst phase (1 is conflict-free).
+    pub degree: i64,
+    /// Two conflicting threads of the worst phase, when `degree > 1`.
+    pub conflict: Option<Conflict>,
+}
+
+/// The concrete geometry of a bank question.
+struct Geometry {
+    smem: Concrete,
+    tv: Concrete,
+    threads: i64,
+    chunks: i64,
+    vpa: i64,
+    phase: i64,
+    words: i64,
+}
+
+fn geometry(b: &Bank) -> Result<Geometry> {
+    if ![1, 2, 4, 8, 16].contains(&b.access) {
+        return Err(Error::invalid(format!("access width {} bytes: must be 1, 2, 4, 8 or 16", b.access)));
+    }
+    if b.elem < 1 || b.access % b.elem != 0 {
+        return Err(Error::invalid(format!(
+            "element size {} bytes must divide the access width {} bytes",
+            b.elem, b.access
+        )));
+    }
+    let none = HashMap::new();
+    let smem = b
+        .smem
+        .at(&none)
+        .map_err(|_| Error::invalid("bank analysis needs concrete layouts: bind the parameters"))?;
+    let tv = b.tv.at(&none).map_err(|_| Error::invalid("bank analysis needs concrete layouts: bind the parameters"))?;
+    let shape = b.tv.shape();
+    if shape.rank() != 2 || shape.is_leaf() {
+        return Err(Error::invalid(format!("the thread-value layout must have rank 2 (threads, values), not {shape}")));
+    }
+    let threads = crate::func::eval_sym(&tessera_ir::shape::size(&shape.mode(0).unwrap_or_else(|| shape.clone()))?, &none)?;
+    let values = crate::func::eval_sym(&tessera_ir::shape::size(&shape.mode(1).unwrap_or_else(|| shape.clone()))?, &none)?;
+    let vpa = b.access / b.elem;
+    if values % vpa != 0 {
+        return Err(Error::invalid(format!(
+            "each thread has {values} values, not a multiple of the {vpa} values of one {}-byte access",
+            b.access
+        )));
+    }
+    let phase = match b.access {
+        8 => 16,
+        16 => 8,
+        _ => 32,
+    };
+    Ok(Geometry { smem, tv, threads, chunks: values / vpa, vpa, phase, words: (b.access / 4).max(1) })
+}
+
+impl Geometry {
+    /// The byte address of thread `t`'s access `c`, checking contiguity and alignment.
+    fn address(&self, b: &Bank, t: i64, c: i64) -> Result<i64> {
+        let v0 = c * self.vpa;
+        let e0 = self.smem.offset(self.tv.offset(t + self.threads * v0)?)?;
+        for k in 1..self.vpa {
+            let ek = self.smem.offset(self.tv.offset(t + self.threads * (v0 + k))?)?;
+            if ek != e0 + k {
+                return Err(Error::invalid(format!(
+                    "thread {t}'s access {c} is not contiguous: value {} is at element {ek}, not {}",
+                    v0 + k,
+                    e0 + k
+                )));
+            }
+        }
+        let addr = e0.checked_mul(b.elem).ok_or_else(|| Error::Overflow(format!("{e0} * {}", b.elem)))?;
+        if addr.rem_euclid(b.access) != 0 {
+            return Err(Error::invalid(format!(
+                "thread {t}'s access {c} at byte {addr} is not aligned to {} bytes",
+                b.access
+            )));
+        }
+        Ok(addr)
+    }
+}
+
+/// The exact wavefront count, by enumerating every thread and access.
+pub fn analyze(b: &Bank) -> Result<Analysis> {
+    let g = geometry(b)?;
+    let mut worst = Analysis { degree: 1, conflict: None };
+    for c in 0..g.chunks {
+        let mut start = 0;
+        while start < g.threads {
+            let end = (start + g.phase).min(g.threads);
+            // bank -> [(word, thread, address)]
+            let mut banks: HashMap<i64, Vec<(i64, i64, i64)>> = HashMap::new();
+            for t in start..end {
+                let a = g.address(b, t, c)?;
+                for j in 0..g.words {
+                    let w = a.div_euclid(4) + j;
+                    let list = banks.entry(w.rem_euclid(32)).or_default();
+                    if !list.iter().any(|x| x.0 == w) {
+                        list.push((w, t, a));
+                    }
+                }
+            }
+            for (bank, list) in banks {
+                let d = list.len() as i64;
+                if d > worst.degree {
+                    worst = Analysis {
+                        degree: d,
+                        conflict: Some(Conflict { access: c, a: (list[0].1, list[0].2), b: (list[1].1, list[1].2), bank }),
+                    };
+                }
+            }
+            start = end;
+        }
+    }
+    Ok(worst)
+}
+
+fn describe(c: &Conflict, degree: Option<i64>) -> String {
+    let d = degree.map(|d| format!("{d}-way conflict: ")).unwrap_or_default();
+    format!(
+        "{d}threads {} and {} (access {}) reach bank {} at bytes {} and {}",
+        c.a.0, c.b.0, c.access, c.bank, c.a.1, c.b.1
+    )
+}
+
+fn conflict_witnesses(c: &Conflict) -> Vec<Witness> {
+    vec![
+        Witness { name: "thread".into(), index: c.a.0, coord: format!("access {}", c.access), value: format!("byte {}", c.a.1) },
+        Witness { name: "thread".into(), index: c.b.0, coord: format!("access {}", c.access), value: format!("byte {}", c.b.1) },
+    ]
+}
+
+/// `conflict_degree(...) OP n`, by exact analysis.
+pub fn degree_verdict(b: &Bank, cmp: Cmp, n: i64) -> Result<Verdict> {
+    let a = analyze(b)?;
+    if cmp.holds(a.degree, n) {
+        return Ok(Verdict::Proved);
+    }
+    let detail = a.conflict.as_ref().map(|c| format!(": {}", describe(c, None))).unwrap_or_default();
+    Ok(Verdict::Refuted(Counterexample {
+        params: vec![],
+        witnesses: a.conflict.as_ref().map(conflict_witnesses).unwrap_or_default(),
+        summary: format!("the degree is {}, not {} {n}{detail}", a.degree, cmp.text()),
+    }))
+}
+
+/// Conflict-freedom with z3: is there an access and two threads of one phase that reach
+/// distinct words of one bank? A counterexample is re-checked by direct evaluation.
+pub fn prove_conflict_free(b: &Bank, timeout_ms: Option<u64>) -> Result<Verdict> {
+    let g = geometry(b)?;
+    let (es, et) = (b.smem.lower()?, b.tv.lower()?);
+    let n_tv = g.threads * g.chunks * g.vpa;
+    let tv_range: (i128, i128) = (0, n_tv as i128 - 1);
+    let probe = Query::new(Default::default(), &[(&et, tv_range)], &[n_tv as i128], timeout_ms)?;
+    let sr = probe.output_range(&et, tv_range);
+    let probe2 = Query::new(Default::default(), &[(&es, sr)], &[n_tv as i128], timeout_ms)?;
+    let er = probe2.output_range(&es, sr);
+    let top = er.0.abs().max(er.1.abs()).saturating_mul(b.elem as i128 + 1);
+    let mut q = Query::new(std::sync::Arc::new(Facts::default()), &[(&et, tv_range), (&es, sr)], &[n_tv as i128, top, 4096], timeout_ms)?;
+    let k = |v: i64| q.konst(v);
+    let (zero, nthreads, nchunks, phase, four, banks, elem, vpa, t_count) =
+        (k(0), k(g.threads), k(g.chunks), k(g.phase), k(4), k(32), k(b.elem), k(g.vpa), k(g.threads));
+    let words = k(g.words);
+    let t1 = q.index("t1", &zero, &nthreads)?;
+    let t2 = q.index("t2", &zero, &nthreads)?;
+    let c = q.index("access", &zero, &nchunks)?;
+    let j1 = q.index("j1", &zero, &words)?;
+    let j2 = q.index("j2", &zero, &words)?;
+    q.assert(&t1.lt(&t2)?);
+    // Same phase: phases are aligned groups of `phase` threads.
+    q.assert(&t1.floor_divmod(&phase, true)?.0.eq(&t2.floor_divmod(&phase, true)?.0)?);
+    let word = |q: &mut Query, t: &crate::encode::Term, j: &crate::encode::Term| -> Result<crate::encode::Term> {
+        let idx = t.add(&t_count.mul(&c.mul(&vpa)?)?)?;
+        let li = q.apply_offset(&et, &idx, tv_range)?;
+        let off = q.apply_offset(&es, &li, sr)?;
+        let addr = off.mul(&elem)?;
+        addr.floor_divmod(&four, false)?.0.add(j)
+    };
+    let w1 = word(&mut q, &t1, &j1)?;
+    let w2 = word(&mut q, &t2, &j2)?;
+    q.assert(&w1.eq(&w2)?.not());
+    q.assert(&w1.floor_divmod(&banks, false)?.1.eq(&w2.floor_divmod(&banks, false)?.1)?);
+    match q.solve() {
+        Outcome::Unsat => {
+            // No conflicting pair; the accesses must also be well-formed vectors.
+            for t in 0..g.threads {
+                for ch in 0..g.chunks {
+                    g.address(b, t, ch)?;
+                }
+            }
+            Ok(Verdict::Proved)
+        }
+        Outcome::Unknown(r) => Ok(Verdict::Unknown(format!("z3: {r}"))),
+        Outcome::Sat(m) => {
+            let idx: HashMap<String, i64> = q.model_indices(&m).into_iter().collect();
+            let get = |n: &str| idx.get(n).copied().unwrap_or(-1);
+            let (t1, t2, c) = (get("t1"), get("t2"), get("access"));
+            let (a1, a2) = (g.address(b, t1, c)?, g.address(b, t2, c)?);
+            let (w1, w2) = (a1.div_euclid(4) + get("j1"), a2.div_euclid(4) + get("j2"));
+            if t1 / g.phase != t2 / g.phase || w1 == w2 || w1.rem_euclid(32) != w2.rem_euclid(32) {
+                return Ok(Verdict::Internal(format!("z3's bank conflict does not reproduce: {idx:?}")));
+            }
+            let conflict = Conflict { access: c, a: (t1, a1), b: (t2, a2), bank: w1.rem_euclid(32) };
+            let degree = analyze(b)?.degree;
+            Ok(Verdict::Refuted(Counterexample {
+                params: vec![],
+                witnesses: conflict_witnesses(&conflict),
+                summary: describe(&conflict, Some(degree)),
+            }))
+        }
+    }
+}

@@ -1,0 +1,346 @@
+//! Brute force: the same questions answered by enumerating every parameter value and every
+//! index. The test oracle for every z3 answer, and the reference for small domains.
+
+use crate::bank;
+use crate::func::{same_point, show_point, Concrete, Func, Point};
+use crate::property::{facts, witness, Property};
+use crate::verdict::{Counterexample, Verdict};
+use std::collections::{HashMap, HashSet};
+use tessera_ir::index::Var;
+use tessera_ir::sym::Facts;
+use tessera_ir::{shape, Error, Result};
+
+/// The most parameter valuations times indices brute force visits.
+pub const DEFAULT_WORK: u64 = 1 << 24;
+
+fn refuted(summary: String, ws: Vec<crate::verdict::Witness>, params: &HashMap<String, i64>) -> Verdict {
+    let mut ps: Vec<(String, i64)> = params.iter().map(|(k, v)| (k.clone(), *v)).collect();
+    ps.sort();
+    Verdict::Refuted(Counterexample { params: ps, witnesses: ws, summary })
+}
+
+/// Every valuation of `names` admitted by the facts; an error when a parameter is unbounded
+/// or there are more than `limit`.
+pub fn valuations(facts: &Facts, names: &[String], limit: u64) -> Result<Vec<HashMap<String, i64>>> {
+    let mut out = vec![HashMap::new()];
+    for n in names {
+        let f = facts.get(n).cloned().unwrap_or_default();
+        let (lo, hi) = f.bounds();
+        let hi = hi.ok_or_else(|| Error::invalid(format!("parameter {n} has no upper bound")))?;
+        let k = f.modulus.max(1) as i128;
+        let count = if hi < lo { 0 } else { (hi - lo) / k + 1 };
+        if (out.len() as i128).saturating_mul(count) > limit as i128 {
+            return Err(Error::invalid(format!("more than {limit} parameter values")));
+        }
+        let mut next = Vec::with_capacity(out.len() * count as usize);
+        for base in &out {
+            let mut v = lo;
+            while v <= hi {
+                let mut m = base.clone();
+                m.insert(n.clone(), v as i64);
+                next.push(m);
+                v += k;
+            }
+        }
+        out = next;
+    }
+    Ok(out)
+}
+
+fn params_of(p: &Property) -> Result<Vec<String>> {
+    let mut names: Vec<String> = Vec::new();
+    let mut add = |f: &Func| -> Result<()> {
+        for v in f.lower()?.inputs() {
+            if let Var::Param(n) = v {
+                names.push(n);
+            }
+        }
+        if let Ok(s) = f.size() {
+            for v in tessera_ir::index::lower_sym(&s)?.inputs() {
+                if let Var::Param(n) = v {
+                    names.push(n);
+                }
+            }
+        }
+        Ok(())
+    };
+    match p {
+        Property::Injective(f)
+        | Property::Surjective(f, _)
+        | Property::Bijective(f)
+        | Property::InBounds(f, _)
+        | Property::Contiguous(f)
+        | Property::Vectorizable(f, _) => add(f)?,
+        Property::Equal(a, b) | Property::LeftInverseValid(a, b) | Property::RightInverseValid(a, b) => {
+            add(a)?;
+            add(b)?
+        }
+        Property::ComplementValid(a, c, _) => {
+            add(a)?;
+            add(c)?
+        }
+        Property::CompositionValid(a, b, r) => {
+            add(a)?;
+            add(b)?;
+            add(r)?
+        }
+        _ => {}
+    }
+    let f = facts(p);
+    names.extend(f.names().map(String::from));
+    names.sort();
+    names.dedup();
+    Ok(names)
+}
+
+/// Answers a property by enumeration, visiting at most `work` points in total.
+pub fn brute(p: &Property, work: u64) -> Verdict {
+    match brute_inner(p, work) {
+        Ok(v) => v,
+        Err(Error::Undecided { op, cond }) => Verdict::Unknown(format!("{op} needs {cond}")),
+        Err(e) => Verdict::Unknown(e.to_string()),
+    }
+}
+
+fn check_work(n: i64, budget: &mut u64) -> Result<()> {
+    let n = n.max(0) as u64;
+    if n > *budget {
+        return Err(Error::invalid("domain too large for brute force"));
+    }
+    *budget -= n;
+    Ok(())
+}
+
+fn brute_inner(p: &Property, work: u64) -> Result<Verdict> {
+    match p {
+        Property::BankConflictFree(b) => {
+            let a = bank::analyze(b)?;
+            return Ok(if a.degree == 1 {
+                Verdict::Proved
+            } else {
+                Verdict::Refuted(Counterexample {
+                    params: vec![],
+                    witnesses: vec![],
+                    summary: format!("{}-way conflict", a.degree),
+                })
+            });
+        }
+        Property::ConflictDegree(b, cmp, n) => return bank::degree_verdict(b, *cmp, *n),
+        Property::Compatible(a, b) => {
+            return Ok(if shape::compatible(a, b)? {
+                Verdict::Proved
+            } else {
+                Verdict::Refuted(Counterexample { params: vec![], witnesses: vec![], summary: format!("{a} does not coarsen {b}") })
+            });
+        }
+        _ => {}
+    }
+    let f = facts(p);
+    let vals = valuations(&f, &params_of(p)?, work)?;
+    let mut budget = work;
+    for ps in &vals {
+        if let Some(v) = one(p, ps, &mut budget)? {
+            return Ok(v);
+        }
+    }
+    Ok(Verdict::Proved)
+}
+
+/// Checks one valuation; `Some` refutation or `None` when the property holds there.
+fn one(p: &Property, ps: &HashMap<String, i64>, budget: &mut u64) -> Result<Option<Verdict>> {
+    let sym = |s: &tessera_ir::sym::SymInt| crate::func::eval_sym(s, ps);
+    match p {
+        Property::Injective(f) => {
+            let c = f.at(ps)?;
+            injective(&c, ps, budget)
+        }
+        Property::InBounds(f, n) => {
+            let c = f.at(ps)?;
+            in_bounds(&c, sym(n)?, ps, budget)
+        }
+        Property::Bijective(f) => {
+            let c = f.at(ps)?;
+            if let Some(v) = injective(&c, ps, budget)? {
+                return Ok(Some(v));
+            }
+            in_bounds(&c, c.size()?, ps, budget)
+        }
+        Property::Surjective(f, n) => {
+            let c = f.at(ps)?;
+            let n = match n {
+                Some(n) => sym(n)?,
+                None => c.size()?,
+            };
+            let size = c.size()?;
+            check_work(size + n, budget)?;
+            let mut hit = vec![false; n.max(0) as usize];
+            for x in 0..size {
+                let v = c.offset(x)?;
+                if (0..n).contains(&v) {
+                    hit[v as usize] = true;
+                }
+            }
+            Ok(hit.iter().position(|h| !h).map(|k| refuted(format!("no index reaches {k}"), vec![], ps)))
+        }
+        Property::Equal(a, b) => {
+            let (ca, cb) = (a.at(ps)?, b.at(ps)?);
+            let (na, nb) = (ca.size()?, cb.size()?);
+            if na != nb {
+                return Ok(Some(refuted(format!("size(A) = {na} but size(B) = {nb}"), vec![], ps)));
+            }
+            check_work(na, budget)?;
+            for x in 0..na {
+                let (va, vb) = (ca.eval(x)?, cb.eval(x)?);
+                if !same_point(&va, &vb) {
+                    return Ok(Some(refuted(
+                        format!("A({x}) = {} but B({x}) = {}", show_point(&va), show_point(&vb)),
+                        vec![witness("A at x", &ca, x)?],
+                        ps,
+                    )));
+                }
+            }
+            Ok(None)
+        }
+        Property::LeftInverseValid(l, r) => inverse(&l.at(ps)?, &r.at(ps)?, ps, budget, "R(L(x))"),
+        Property::RightInverseValid(l, r) => inverse(&r.at(ps)?, &l.at(ps)?, ps, budget, "L(R(x))"),
+        Property::ComplementValid(a, c, n) => {
+            let (ca, cc) = (a.at(ps)?, c.at(ps)?);
+            let (na, nc) = (ca.size()?, cc.size()?);
+            check_work(na + nc, budget)?;
+            let image: HashSet<i64> = (0..na).map(|j| ca.offset(j)).collect::<Result<_>>()?;
+            let mut prev = cc.offset(0)?;
+            for i in 1..nc {
+                let x = cc.offset(i)?;
+                if x <= prev {
+                    return Ok(Some(refuted(format!("C({}) = {prev} >= C({i}) = {x}: not ordered", i - 1), vec![], ps)));
+                }
+                if image.contains(&x) {
+                    return Ok(Some(refuted(format!("C({i}) = {x} is also reached by A: not disjoint"), vec![], ps)));
+                }
+                prev = x;
+            }
+            if let Some(n) = n {
+                let n = sym(n)?;
+                check_work(na.saturating_mul(nc).saturating_add(n), budget)?;
+                let mut hit = vec![false; n.max(0) as usize];
+                for j in 0..na {
+                    let aj = ca.offset(j)?;
+                    for i in 0..nc {
+                        let v = aj + cc.offset(i)?;
+                        if (0..n).contains(&v) {
+                            hit[v as usize] = true;
+                        }
+                    }
+                }
+                if let Some(k) = hit.iter().position(|h| !h) {
+                    return Ok(Some(refuted(format!("(A, C) never reaches {k}"), vec![], ps)));
+                }
+            }
+            Ok(None)
+        }
+        Property::CompositionValid(a, b, r) => {
+            if !shape::compatible(b.shape(), r.shape())? {
+                return Ok(Some(refuted(format!("shape {} of B does not coarsen shape {} of R", b.shape(), r.shape()), vec![], ps)));
+            }
+            let (ca, cb, cr) = (a.at(ps)?, b.at(ps)?, r.at(ps)?);
+            let n = cb.size()?;
+            check_work(n, budget)?;
+            for i in 0..n {
+                let bi = cb.offset(i)?;
+                let (want, got) = (ca.eval(bi)?, cr.eval(i)?);
+                if !same_point(&want, &got) {
+                    return Ok(Some(refuted(
+                        format!("R({i}) = {} but A(B({i})) = A({bi}) = {}", show_point(&got), show_point(&want)),
+                        vec![],
+                        ps,
+                    )));
+                }
+            }
+            Ok(None)
+        }
+        Property::Contiguous(f) => {
+            let c = f.at(ps)?;
+            let n = c.size()?;
+            check_work(n, budget)?;
+            let base = c.offset(0)?;
+            for i in 1..n {
+                let v = c.offset(i)?;
+                if v != base + i {
+                    return Ok(Some(refuted(format!("L({i}) = {v}, not L(0) + {i} = {}", base + i), vec![], ps)));
+                }
+            }
+            Ok(None)
+        }
+        Property::Vectorizable(f, v) => {
+            let c = f.at(ps)?;
+            let n = c.size()?;
+            if *v < 1 || n % v != 0 {
+                return Ok(Some(refuted(format!("size {n} is not a multiple of {v}"), vec![], ps)));
+            }
+            check_work(n, budget)?;
+            for b in (0..n).step_by(*v as usize) {
+                let x = c.offset(b)?;
+                if x.rem_euclid(*v) != 0 {
+                    return Ok(Some(refuted(format!("L({b}) = {x} is not a multiple of {v}"), vec![], ps)));
+                }
+                for j in 1..*v {
+                    let y = c.offset(b + j)?;
+                    if y != x + j {
+                        return Ok(Some(refuted(format!("L({}) = {y}, not L({b}) + {j} = {}", b + j, x + j), vec![], ps)));
+                    }
+                }
+            }
+            Ok(None)
+        }
+        Property::Compatible(..) | Property::BankConflictFree(_) | Property::ConflictDegree(..) => Ok(None),
+    }
+}
+
+fn injective(c: &Concrete, ps: &HashMap<String, i64>, budget: &mut u64) -> Result<Option<Verdict>> {
+    let n = c.size()?;
+    check_work(n, budget)?;
+    let mut seen: HashMap<Point, i64> = HashMap::with_capacity(n as usize);
+    for x in 0..n {
+        let v = c.eval(x)?;
+        // Normalize away zero outputs so equal points compare equal.
+        let v: Point = v.into_iter().filter(|(_, x)| *x != 0).collect();
+        if let Some(&y) = seen.get(&v) {
+            return Ok(Some(refuted(
+                format!("L({y}) == L({x}) == {}", show_point(&v)),
+                vec![witness("x", c, y)?, witness("y", c, x)?],
+                ps,
+            )));
+        }
+        seen.insert(v, x);
+    }
+    Ok(None)
+}
+
+fn in_bounds(c: &Concrete, hi: i64, ps: &HashMap<String, i64>, budget: &mut u64) -> Result<Option<Verdict>> {
+    let n = c.size()?;
+    check_work(n, budget)?;
+    for x in 0..n {
+        let v = c.offset(x)?;
+        if !(0..hi).contains(&v) {
+            return Ok(Some(refuted(format!("L({x}) = {v} is outside [0, {hi})"), vec![witness("x", c, x)?], ps)));
+        }
+    }
+    Ok(None)
+}
+
+fn inverse(inner: &Concrete, outer: &Concrete, ps: &HashMap<String, i64>, budget: &mut u64, what: &str) -> Result<Option<Verdict>> {
+    let n = inner.size()?;
+    check_work(n, budget)?;
+    for x in 0..n {
+        let fx = inner.offset(x)?;
+        let back = outer.offset(fx)?;
+        if back != x {
+            return Ok(Some(refuted(
+                format!("{what} = {back} for x = {x} (the inner value is {fx})"),
+                vec![witness("x", inner, x)?],
+                ps,
+            )));
+        }
+    }
+    Ok(None)
+}

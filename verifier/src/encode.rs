@@ -1,0 +1,227 @@
+//! The z3 encoding of index expressions.
+//!
+//! With bounded inputs every value fits a bit-vector whose width comes from the interval
+//! analysis, so XOR, shifts and power-of-two division are native and no operation overflows.
+//! Otherwise the encoding is over z3 integers, where `/` and `%` are z3's (Euclidean, equal to
+//! floor for the positive divisors the lowering produces) and bitwise operations are refused.
+
+use crate::width::Range;
+use std::collections::{BTreeMap, HashMap};
+use tessera_ir::index::{IndexExpr, Node, Var};
+use tessera_ir::{Error, Result};
+use z3::ast::{Bool, Int, BV};
+
+/// The arithmetic of a query.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Signed bit-vectors of this width.
+    Bv(u32),
+    /// Unbounded integers.
+    Int,
+}
+
+/// A z3 term of the query's arithmetic.
+#[derive(Clone, Debug)]
+pub enum Term {
+    /// A bit-vector.
+    B(BV),
+    /// An integer.
+    I(Int),
+}
+
+impl Term {
+    /// The constant `v`.
+    pub fn konst(mode: Mode, v: i64) -> Term {
+        match mode {
+            Mode::Bv(w) => Term::B(BV::from_i64(v, w)),
+            Mode::Int => Term::I(Int::from_i64(v)),
+        }
+    }
+
+    /// A fresh variable.
+    pub fn var(mode: Mode, name: &str) -> Term {
+        match mode {
+            Mode::Bv(w) => Term::B(BV::new_const(name, w)),
+            Mode::Int => Term::I(Int::new_const(name)),
+        }
+    }
+
+    fn pair<'a>(&'a self, o: &'a Term) -> Result<Pair<'a>> {
+        match (self, o) {
+            (Term::B(a), Term::B(b)) => Ok(Pair::B(a, b)),
+            (Term::I(a), Term::I(b)) => Ok(Pair::I(a, b)),
+            _ => Err(Error::invalid("internal: mixed encodings in one query")),
+        }
+    }
+
+    /// `a + b`
+    pub fn add(&self, o: &Term) -> Result<Term> {
+        Ok(match self.pair(o)? {
+            Pair::B(a, b) => Term::B(a.bvadd(b)),
+            Pair::I(a, b) => Term::I(Int::add(&[a, b])),
+        })
+    }
+
+    /// `a - b`
+    pub fn sub(&self, o: &Term) -> Result<Term> {
+        Ok(match self.pair(o)? {
+            Pair::B(a, b) => Term::B(a.bvsub(b)),
+            Pair::I(a, b) => Term::I(Int::sub(&[a, b])),
+        })
+    }
+
+    /// `a * b`
+    pub fn mul(&self, o: &Term) -> Result<Term> {
+        Ok(match self.pair(o)? {
+            Pair::B(a, b) => Term::B(a.bvmul(b)),
+            Pair::I(a, b) => Term::I(Int::mul(&[a, b])),
+        })
+    }
+
+    /// Floor division and remainder; `nonneg` when the dividend is known non-negative and the
+    /// divisor positive, which allows the unsigned operations.
+    pub fn floor_divmod(&self, o: &Term, nonneg: bool) -> Result<(Term, Term)> {
+        Ok(match self.pair(o)? {
+            Pair::B(a, b) if nonneg => (Term::B(a.bvudiv(b)), Term::B(a.bvurem(b))),
+            Pair::B(a, b) => {
+                let w = a.get_size();
+                let zero = BV::from_i64(0, w);
+                let q = a.bvsdiv(b);
+                let r = a.bvsrem(b);
+                let adjust = Bool::and(&[r.eq(&zero).not(), r.bvslt(&zero).xor(b.bvslt(&zero))]);
+                let one = BV::from_i64(1, w);
+                (Term::B(adjust.ite(&q.bvsub(&one), &q)), Term::B(adjust.ite(&r.bvadd(b), &r)))
+            }
+            Pair::I(a, b) => (Term::I(a.div(b)), Term::I(a.modulo(b))),
+        })
+    }
+
+    fn bits(&self, o: &Term, op: &str, f: impl Fn(&BV, &BV) -> BV) -> Result<Term> {
+        match self.pair(o)? {
+            Pair::B(a, b) => Ok(Term::B(f(a, b))),
+            Pair::I(..) => Err(Error::invalid(format!(
+                "'{op}' needs bounded parameters (bit-vectors); give every parameter an upper bound"
+            ))),
+        }
+    }
+
+    /// `a == b`
+    pub fn eq(&self, o: &Term) -> Result<Bool> {
+        Ok(match self.pair(o)? {
+            Pair::B(a, b) => a.eq(b),
+            Pair::I(a, b) => a.eq(b),
+        })
+    }
+
+    /// `a < b` (signed)
+    pub fn lt(&self, o: &Term) -> Result<Bool> {
+        Ok(match self.pair(o)? {
+            Pair::B(a, b) => a.bvslt(b),
+            Pair::I(a, b) => a.lt(b),
+        })
+    }
+
+    /// `a <= b` (signed)
+    pub fn le(&self, o: &Term) -> Result<Bool> {
+        Ok(match self.pair(o)? {
+            Pair::B(a, b) => a.bvsle(b),
+            Pair::I(a, b) => a.le(b),
+        })
+    }
+
+    /// `c ? a : b`
+    pub fn ite(c: &Bool, a: &Term, b: &Term) -> Result<Term> {
+        Ok(match a.pair(b)? {
+            Pair::B(x, y) => Term::B(c.ite(x, y)),
+            Pair::I(x, y) => Term::I(c.ite(x, y)),
+        })
+    }
+
+    /// The value of this term in a model.
+    pub fn value(&self, m: &z3::Model) -> Option<i64> {
+        match self {
+            Term::B(b) => m.eval(b, true)?.as_i64(),
+            Term::I(i) => m.eval(i, true)?.as_i64(),
+        }
+    }
+}
+
+enum Pair<'a> {
+    B(&'a BV, &'a BV),
+    I(&'a Int, &'a Int),
+}
+
+/// Encodes an index expression with its inputs bound to terms. `ranges` are the node
+/// intervals of the same expression (see [`crate::width::ranges`]). Returns the outputs.
+pub fn encode(
+    e: &IndexExpr,
+    mode: Mode,
+    inputs: &HashMap<Var, Term>,
+    ranges: &[Range],
+) -> Result<BTreeMap<String, Term>> {
+    let live = live(e);
+    let mut t: Vec<Option<Term>> = vec![None; e.nodes().len()];
+    for (k, n) in e.nodes().iter().enumerate() {
+        if !live[k] {
+            continue;
+        }
+        let g = |id: &tessera_ir::index::NodeId| -> Result<Term> {
+            t[id.0 as usize].clone().ok_or_else(|| Error::invalid("internal: operand not encoded"))
+        };
+        let v = match n {
+            Node::Const(c) => Term::konst(mode, *c),
+            Node::Var(v) => inputs
+                .get(v)
+                .cloned()
+                .ok_or_else(|| Error::invalid(format!("internal: no term for input {v}")))?,
+            Node::Add(a, b) => g(a)?.add(&g(b)?)?,
+            Node::Sub(a, b) => g(a)?.sub(&g(b)?)?,
+            Node::Mul(a, b) => g(a)?.mul(&g(b)?)?,
+            Node::Div(a, b) | Node::Mod(a, b) => {
+                let nonneg = ranges[a.0 as usize].0 >= 0 && ranges[b.0 as usize].0 >= 1;
+                let (q, r) = g(a)?.floor_divmod(&g(b)?, nonneg)?;
+                if matches!(n, Node::Div(..)) { q } else { r }
+            }
+            Node::Xor(a, b) => g(a)?.bits(&g(b)?, "^", |x, y| x.bvxor(y))?,
+            Node::And(a, b) => g(a)?.bits(&g(b)?, "&", |x, y| x.bvand(y))?,
+            Node::Shl(a, b) => g(a)?.bits(&g(b)?, "<<", |x, y| x.bvshl(y))?,
+            Node::Shr(a, b) => g(a)?.bits(&g(b)?, ">>", |x, y| x.bvashr(y))?,
+            Node::Min(a, b) => {
+                let (x, y) = (g(a)?, g(b)?);
+                Term::ite(&x.le(&y)?, &x, &y)?
+            }
+            Node::Max(a, b) => {
+                let (x, y) = (g(a)?, g(b)?);
+                Term::ite(&x.le(&y)?, &y, &x)?
+            }
+            Node::Select(c, a, b) => {
+                let zero = Term::konst(mode, 0);
+                Term::ite(&g(c)?.eq(&zero)?.not(), &g(a)?, &g(b)?)?
+            }
+        };
+        t[k] = Some(v);
+    }
+    let mut out = BTreeMap::new();
+    for (name, id) in e.outputs() {
+        out.insert(
+            name.clone(),
+            t[id.0 as usize].clone().ok_or_else(|| Error::invalid("internal: output not encoded"))?,
+        );
+    }
+    Ok(out)
+}
+
+fn live(e: &IndexExpr) -> Vec<bool> {
+    let mut live = vec![false; e.nodes().len()];
+    for (_, o) in e.outputs() {
+        live[o.0 as usize] = true;
+    }
+    for k in (0..e.nodes().len()).rev() {
+        if live[k] {
+            for op in e.nodes()[k].operands() {
+                live[op.0 as usize] = true;
+            }
+        }
+    }
+    live
+}

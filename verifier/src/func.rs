@@ -1,0 +1,183 @@
+//! The functions the properties talk about: layouts and composed (swizzled) layouts over
+//! symbolic integers, with their lowering and their direct evaluation at concrete values.
+
+use std::collections::{BTreeMap, HashMap};
+use tessera_ir::index::{lower_composed, lower_index, IndexExpr};
+use tessera_ir::sym::SymInt;
+use tessera_ir::{ComposedLayout, Error, HTuple, Int, Layout, Result, Stride};
+
+/// A layout-like function of a linear index.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Func {
+    /// A layout.
+    Layout(Layout<SymInt>),
+    /// `swizzle(offset + layout(i))`.
+    Composed(ComposedLayout<SymInt>),
+}
+
+/// A value of a function: named outputs (`offset`, or `coord[k]` per axis); a missing output
+/// is zero.
+pub type Point = BTreeMap<String, i64>;
+
+impl std::fmt::Display for Func {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Func::Layout(l) => write!(f, "{l}"),
+            Func::Composed(c) => write!(f, "{c}"),
+        }
+    }
+}
+
+impl Func {
+    /// The function of an evaluated expression: a layout, a composed layout, or a bare shape
+    /// (its compact layout).
+    pub fn from_value(v: &tessera_ir::Value<SymInt>) -> Result<Func> {
+        match v {
+            tessera_ir::Value::Composed(c) => Ok(Func::Composed(c.clone())),
+            v => Ok(Func::Layout(v.to_layout()?)),
+        }
+    }
+
+    /// Parses and evaluates `src` in a session into a function.
+    pub fn parse(session: &tessera_ir::eval::Session, src: &str) -> Result<Func> {
+        Func::from_value(&session.value(src)?)
+    }
+
+    /// The number of indices of the domain.
+    pub fn size(&self) -> Result<SymInt> {
+        match self {
+            Func::Layout(l) => l.size(),
+            Func::Composed(c) => c.inner.size(),
+        }
+    }
+
+    /// The shape of the domain.
+    pub fn shape(&self) -> &HTuple<SymInt> {
+        match self {
+            Func::Layout(l) => l.shape(),
+            Func::Composed(c) => c.inner.shape(),
+        }
+    }
+
+    /// The index expression of the function of the linear index `i`.
+    pub fn lower(&self) -> Result<IndexExpr> {
+        match self {
+            Func::Layout(l) => lower_index(l),
+            Func::Composed(c) => lower_composed(c),
+        }
+    }
+
+    /// The function at concrete parameter values.
+    pub fn at(&self, vals: &HashMap<String, i64>) -> Result<Concrete> {
+        let inst = |l: &Layout<SymInt>| -> Result<Layout<i64>> {
+            let shape = l.shape().try_map(|s| s.eval(vals))?;
+            let stride = l.stride().try_map(|d| -> Result<Stride<i64>> {
+                match d {
+                    Stride::Int(v) => Ok(Stride::Int(v.eval(vals)?)),
+                    Stride::F2(v) => Ok(Stride::F2(*v)),
+                    Stride::Basis(_) => {
+                        let mut acc = Stride::zero();
+                        for (p, v) in d.terms() {
+                            acc = acc.add(&Stride::basis(v.eval(vals)?, &p))?;
+                        }
+                        Ok(acc)
+                    }
+                }
+            })?;
+            Layout::new(shape, stride)
+        };
+        Ok(match self {
+            Func::Layout(l) => Concrete::Layout(inst(l)?),
+            Func::Composed(c) => Concrete::Composed(ComposedLayout {
+                swizzle: c.swizzle,
+                offset: c.offset.eval(vals)?,
+                inner: inst(&c.inner)?,
+            }),
+        })
+    }
+}
+
+/// A function at concrete parameter values, evaluated directly (not through the IR), so that
+/// counterexamples are re-checked independently of the encoding.
+#[derive(Clone, Debug)]
+pub enum Concrete {
+    /// A layout.
+    Layout(Layout<i64>),
+    /// A composed layout.
+    Composed(ComposedLayout<i64>),
+}
+
+impl Concrete {
+    /// The number of indices.
+    pub fn size(&self) -> Result<i64> {
+        match self {
+            Concrete::Layout(l) => l.size(),
+            Concrete::Composed(c) => c.inner.size(),
+        }
+    }
+
+    /// The value at index `i`.
+    pub fn eval(&self, i: i64) -> Result<Point> {
+        let mut p = Point::new();
+        match self {
+            Concrete::Layout(l) => match l.eval_index(&i)? {
+                Stride::Int(v) => {
+                    p.insert("offset".into(), v);
+                }
+                Stride::F2(v) => {
+                    p.insert("offset".into(), i64::try_from(v).map_err(|_| Error::Overflow(format!("F2({v})")))?);
+                }
+                s @ Stride::Basis(_) => {
+                    for (path, v) in s.terms() {
+                        let name = format!("coord{}", path.iter().map(|k| format!("[{k}]")).collect::<String>());
+                        p.insert(name, v);
+                    }
+                }
+            },
+            Concrete::Composed(c) => {
+                p.insert("offset".into(), c.eval_index(&i)?);
+            }
+        }
+        Ok(p)
+    }
+
+    /// The integer offset at `i` (an error for coordinate-valued functions).
+    pub fn offset(&self, i: i64) -> Result<i64> {
+        let p = self.eval(i)?;
+        if p.keys().any(|k| k != "offset") {
+            return Err(Error::invalid("expected an integer-valued layout"));
+        }
+        Ok(p.get("offset").copied().unwrap_or(0))
+    }
+
+    /// The natural coordinate of index `i`, for messages.
+    pub fn coord(&self, i: i64) -> String {
+        let shape = match self {
+            Concrete::Layout(l) => l.shape(),
+            Concrete::Composed(c) => c.inner.shape(),
+        };
+        tessera_ir::shape::idx2crd(&HTuple::leaf(i), shape).map(|c| c.to_string()).unwrap_or_else(|_| i.to_string())
+    }
+}
+
+/// Two points are equal when every output agrees (missing outputs are zero).
+pub fn same_point(a: &Point, b: &Point) -> bool {
+    a.keys().chain(b.keys()).all(|k| a.get(k).copied().unwrap_or(0) == b.get(k).copied().unwrap_or(0))
+}
+
+/// Prints a point: `12`, or `(3,5)` for coordinates.
+pub fn show_point(p: &Point) -> String {
+    if p.len() <= 1 && p.keys().all(|k| k == "offset") {
+        return p.get("offset").copied().unwrap_or(0).to_string();
+    }
+    let parts: Vec<String> = p.iter().map(|(k, v)| format!("{}={v}", k.trim_start_matches("coord"))).collect();
+    format!("({})", parts.join(","))
+}
+
+/// Instantiates a symbolic integer.
+pub fn eval_sym(s: &SymInt, vals: &HashMap<String, i64>) -> Result<i64> {
+    if let Some(c) = s.as_const() {
+        return Ok(c);
+    }
+    s.eval(vals)
+}

@@ -1,0 +1,31 @@
+//! `tessera-verifier`: proves layout properties with z3, or refutes them with a concrete
+//! counterexample that is re-checked by direct evaluation.
+//!
+//! Layouts are lowered to the index IR of `tessera-ir` and encoded as bit-vectors whose width
+//! comes from interval bounds (so XOR, shifts and power-of-two division are native), or as
+//! integers when a parameter is unbounded. [`brute`] answers the same questions by
+//! enumeration on small domains and is the oracle the tests compare z3 against.
+//!
+//! ```
+//! use tessera_verifier::{prove, Func, Options, Property, Verdict};
+//! use tessera_ir::eval::{Session, Value};
+//! let s = Session::new(&[], &[]).unwrap();
+//! let Value::Layout(l) = s.value("(4,8):(8,1)").unwrap() else { unreachable!() };
+//! assert_eq!(prove(&Property::Injective(Func::Layout(l)), &Options::default()), Verdict::Proved);
+//! let Value::Layout(l) = s.value("(4,8):(2,1)").unwrap() else { unreachable!() };
+//! let v = prove(&Property::Injective(Func::Layout(l)), &Options::default());
+//! assert!(matches!(v, Verdict::Refuted(_)), "{v}");
+//! ```
+
+pub mod bank;
+pub mod brute;
+pub mod encode;
+pub mod func;
+pub mod property;
+pub mod query;
+pub mod verdict;
+pub mod width;
+
+pub use func::{Concrete, Func};
+pub use property::{prove, Options, Property};
+pub use verdict::{Counterexample, Verdict, Witness};

@@ -1,0 +1,77 @@
+//! Answers: proved, refuted with a counterexample, or unknown with the reason.
+
+use std::fmt;
+
+/// One point of a counterexample: an index of some function, its coordinate and its value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Witness {
+    /// What the point is, e.g. `x` or `thread 3`.
+    pub name: String,
+    /// The integral index in the function's domain.
+    pub index: i64,
+    /// The natural coordinate of the index.
+    pub coord: String,
+    /// What it reaches, e.g. `offset 12`.
+    pub value: String,
+}
+
+/// A counterexample, re-checked by direct evaluation before it is reported.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Counterexample {
+    /// Values of the parameters (empty for concrete layouts).
+    pub params: Vec<(String, i64)>,
+    /// The points that violate the property.
+    pub witnesses: Vec<Witness>,
+    /// One line saying what goes wrong, e.g. `L(3) == L(9) == 12`.
+    pub summary: String,
+}
+
+impl fmt::Display for Counterexample {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.summary)?;
+        if !self.params.is_empty() {
+            let p: Vec<String> = self.params.iter().map(|(n, v)| format!("{n}={v}")).collect();
+            write!(f, " [{}]", p.join(", "))?;
+        }
+        for w in &self.witnesses {
+            write!(f, "; {}: index {} = {} -> {}", w.name, w.index, w.coord, w.value)?;
+        }
+        Ok(())
+    }
+}
+
+/// The answer to a property.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The property holds for every index (and every admitted parameter value).
+    Proved,
+    /// The property fails; here is where.
+    Refuted(Counterexample),
+    /// Neither: a timeout, a nonlinear query, an undecided side condition.
+    Unknown(String),
+    /// A bug in Tessera: a counterexample that does not reproduce, a failed encoding.
+    Internal(String),
+}
+
+impl Verdict {
+    /// `proved`, `refuted`, `unknown` or `internal error`.
+    pub fn word(&self) -> &'static str {
+        match self {
+            Verdict::Proved => "proved",
+            Verdict::Refuted(_) => "refuted",
+            Verdict::Unknown(_) => "unknown",
+            Verdict::Internal(_) => "internal error",
+        }
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Verdict::Proved => write!(f, "proved"),
+            Verdict::Refuted(c) => write!(f, "refuted: {c}"),
+            Verdict::Unknown(r) => write!(f, "unknown: {r}"),
+            Verdict::Internal(r) => write!(f, "internal error: {r}"),
+        }
+    }
+}

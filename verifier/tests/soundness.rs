@@ -1,0 +1,110 @@
+//! Soundness cross-check: for random small layouts (swizzles and stride-0 modes included),
+//! every property's z3 verdict equals the brute-force verdict. Zero disagreements.
+
+use proptest::prelude::*;
+use tessera_ir::eval::Session;
+use tessera_verifier::brute::{brute, DEFAULT_WORK};
+use tessera_verifier::{prove, Func, Options, Property, Verdict};
+
+fn leaf() -> impl Strategy<Value = String> {
+    (1i64..=4, prop_oneof![4 => 0i64..=12, 1 => -3i64..0]).prop_map(|(s, d)| format!("{s}:{d}"))
+}
+
+/// Random layouts: flat or nested leaves, sometimes compact, sometimes swizzled.
+fn layout() -> impl Strategy<Value = String> {
+    let plain = prop::collection::vec(leaf(), 1..=3).prop_map(|ls| {
+        let (s, d): (Vec<_>, Vec<_>) = ls.iter().map(|l| l.split_once(':').unwrap()).unzip();
+        if s.len() == 1 { format!("{}:{}", s[0], d[0]) } else { format!("({}):({})", s.join(","), d.join(",")) }
+    });
+    let compact = prop::collection::vec(1i64..=4, 1..=3).prop_map(|s| {
+        let t: Vec<String> = s.iter().map(|x| x.to_string()).collect();
+        format!("({})", t.join(","))
+    });
+    let swz = (compact.clone(), 0i64..3, 0i64..3).prop_map(|(l, b, m)| format!("Sw<{b},{m},{}> o {l}", b.max(1)));
+    prop_oneof![3 => plain, 2 => compact, 1 => swz]
+}
+
+fn func(src: &str) -> Func {
+    Func::parse(&Session::new(&[], &[]).unwrap(), src).unwrap()
+}
+
+fn int_func(src: &str) -> Option<Func> {
+    let s = Session::new(&[], &[]).unwrap();
+    let v = s.value(src).ok()?;
+    Func::from_value(&v).ok()
+}
+
+fn agree(p: &Property, what: &str) -> Result<(), TestCaseError> {
+    let z = prove(p, &Options { timeout_ms: Some(20_000) });
+    let b = brute(p, DEFAULT_WORK);
+    if matches!(z, Verdict::Internal(_)) {
+        return Err(TestCaseError::fail(format!("{what}: {z}")));
+    }
+    prop_assert_eq!(z.word(), b.word(), "{}: z3 says {} but brute force says {}", what, z, b);
+    prop_assert!(z.word() != "unknown", "{}: {}", what, z);
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn single_layout_properties(src in layout(), n in 1i64..40, v in prop::sample::select(vec![1i64, 2, 4])) {
+        let f = func(&src);
+        let size = f.size().unwrap();
+        agree(&Property::Injective(f.clone()), &format!("injective({src})"))?;
+        agree(&Property::Bijective(f.clone()), &format!("bijective({src})"))?;
+        agree(&Property::Surjective(f.clone(), None), &format!("surjective({src})"))?;
+        agree(&Property::InBounds(f.clone(), tessera_ir::Int::lit(n)), &format!("in_bounds({src}, {n})"))?;
+        agree(&Property::Contiguous(f.clone()), &format!("contiguous({src})"))?;
+        agree(&Property::Vectorizable(f.clone(), v), &format!("vectorizable({src}, {v})"))?;
+        let _ = size;
+    }
+
+    #[test]
+    fn pairs_of_layouts(a in layout(), b in layout()) {
+        let (fa, fb) = (func(&a), func(&b));
+        agree(&Property::Equal(fa.clone(), fb.clone()), &format!("equal({a}, {b})"))?;
+        // Equal to its own coalesced form.
+        if let Some(c) = int_func(&format!("coalesce({a})")) {
+            agree(&Property::Equal(fa.clone(), c), &format!("equal({a}, coalesce)"))?;
+        }
+        agree(&Property::LeftInverseValid(fa.clone(), fb.clone()), &format!("left_inverse_valid({a}, {b})"))?;
+        agree(&Property::RightInverseValid(fa.clone(), fb.clone()), &format!("right_inverse_valid({a}, {b})"))?;
+        if let Some(r) = int_func(&format!("left_inverse({a})")) {
+            agree(&Property::LeftInverseValid(fa.clone(), r), &format!("left_inverse_valid({a}, left_inverse)"))?;
+        }
+        if let Some(r) = int_func(&format!("right_inverse({a})")) {
+            agree(&Property::RightInverseValid(fa.clone(), r), &format!("right_inverse_valid({a}, right_inverse)"))?;
+        }
+        if let Some(c) = int_func(&format!("complement({a}, 24)")) {
+            agree(&Property::ComplementValid(fa.clone(), c, Some(tessera_ir::Int::lit(24))), &format!("complement_valid({a})"))?;
+        }
+        agree(&Property::ComplementValid(fa.clone(), fb.clone(), Some(tessera_ir::Int::lit(8))), &format!("complement_valid({a}, {b})"))?;
+        if let Some(r) = int_func(&format!("composition({a}, {b})")) {
+            agree(&Property::CompositionValid(fa.clone(), fb.clone(), r), &format!("composition_valid({a}, {b})"))?;
+        }
+        agree(&Property::CompositionValid(fa.clone(), fb.clone(), fa.clone()), &format!("composition_valid({a}, {b}, A)"))?;
+    }
+}
+
+#[test]
+fn symbolic_bounded_parameters() {
+    let s = Session::new(&["M where 1 <= M <= 12", "N where N % 2 == 0, 2 <= N <= 8"], &[]).unwrap();
+    let f = |x: &str| Func::parse(&s, x).unwrap();
+    let cases = [
+        Property::Injective(f("(M,N):(1,M)")),
+        Property::Injective(f("(M,N):(1,4)")),
+        Property::Bijective(f("(M,N):(N,1)")),
+        Property::Equal(f("coalesce((M,N):(1,M))"), f("(M,N):(1,M)")),
+        Property::Equal(f("(M,N):(1,M)"), f("(M,N):(N,1)")),
+        Property::LeftInverseValid(f("(M,N):(N,1)"), f("left_inverse((M,N):(N,1))")),
+        Property::InBounds(f("(M,N):(1,M)"), tessera_ir::Int::lit(40)),
+    ];
+    for p in &cases {
+        let z = prove(p, &Options::default());
+        let b = brute(p, DEFAULT_WORK);
+        assert_eq!(z.word(), b.word(), "{p:?}: z3 {z} vs brute {b}");
+        assert!(!matches!(z, Verdict::Unknown(_) | Verdict::Internal(_)), "{z}");
+    }
+}
