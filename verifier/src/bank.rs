@@ -225,8 +225,18 @@ fn describe(c: &Conflict, degree: Option<i64>) -> String {
 
 fn conflict_witnesses(c: &Conflict) -> Vec<Witness> {
     vec![
-        Witness { name: "thread".into(), index: c.a.0, coord: format!("access {}", c.access), value: format!("byte {}", c.a.1) },
-        Witness { name: "thread".into(), index: c.b.0, coord: format!("access {}", c.access), value: format!("byte {}", c.b.1) },
+        Witness {
+            name: format!("thread {}", c.a.0),
+            index: c.a.0,
+            coord: format!("access {}", c.access),
+            value: format!("byte {}", c.a.1),
+        },
+        Witness {
+            name: format!("thread {}", c.b.0),
+            index: c.b.0,
+            coord: format!("access {}", c.access),
+            value: format!("byte {}", c.b.1),
+        },
     ]
 }
 

@@ -2,6 +2,7 @@
 //! symbolic integers, with their lowering and their direct evaluation at concrete values.
 
 use std::collections::{BTreeMap, HashMap};
+use tessera_ir::algebra::coalesce_z;
 use tessera_ir::index::{lower_composed, lower_index, IndexExpr};
 use tessera_ir::sym::SymInt;
 use tessera_ir::{ComposedLayout, Error, HTuple, Int, Layout, Result, Stride};
@@ -60,10 +61,15 @@ impl Func {
     }
 
     /// The index expression of the function of the linear index `i`.
+    ///
+    /// The layout is coalesced first (`coalesce_z`, which keeps the function on every integer,
+    /// past the size included): `(M,N):(1,M)` lowers to `i`, not to `i%M + M*(i/M)`, which
+    /// spares z3 the nonlinear division. Counterexamples are still reported and re-checked
+    /// on the layout as written.
     pub fn lower(&self) -> Result<IndexExpr> {
         match self {
-            Func::Layout(l) => lower_index(l),
-            Func::Composed(c) => lower_composed(c),
+            Func::Layout(l) => lower_index(&coalesce_z(l)?),
+            Func::Composed(c) => lower_composed(&c.with_inner(coalesce_z(&c.inner)?)),
         }
     }
 

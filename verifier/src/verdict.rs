@@ -26,6 +26,17 @@ pub struct Counterexample {
     pub summary: String,
 }
 
+impl fmt::Display for Witness {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.name.contains(' ') {
+            // Already names its index, e.g. `thread 19`.
+            write!(f, "{} ({}) -> {}", self.name, self.coord, self.value)
+        } else {
+            write!(f, "{} = {} {} -> {}", self.name, self.index, self.coord, self.value)
+        }
+    }
+}
+
 impl fmt::Display for Counterexample {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.summary)?;
@@ -34,7 +45,7 @@ impl fmt::Display for Counterexample {
             write!(f, " [{}]", p.join(", "))?;
         }
         for w in &self.witnesses {
-            write!(f, "; {}: index {} = {} -> {}", w.name, w.index, w.coord, w.value)?;
+            write!(f, "; {w}")?;
         }
         Ok(())
     }

@@ -408,6 +408,10 @@ impl Int for SymInt {
         {
             return Ok(false);
         }
+        // 0 < rhs < self: no multiple of self lies strictly between 0 and self.
+        if facts.interval(&rhs.p).lo >= 1 && facts.interval(&self.sub(rhs)?.p).lo >= 1 {
+            return Ok(false);
+        }
         if let Some(q) = division::exact_div(&rhs.p, &self.p) {
             let one = Q::int(1);
             let mut integral = true;
