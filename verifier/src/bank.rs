@@ -119,7 +119,10 @@ struct Geometry {
 
 fn geometry(b: &Bank) -> Result<Geometry> {
     if ![1, 2, 4, 8, 16].contains(&b.access) {
-        return Err(Error::invalid(format!("access width {} bytes: must be 1, 2, 4, 8 or 16", b.access)));
+        return Err(Error::invalid(format!(
+            "access width {} bytes: must be 1, 2, 4, 8 or 16",
+            b.access
+        )));
     }
     if b.elem < 1 || b.access % b.elem != 0 {
         return Err(Error::invalid(format!(
@@ -132,13 +135,23 @@ fn geometry(b: &Bank) -> Result<Geometry> {
         .smem
         .at(&none)
         .map_err(|_| Error::invalid("bank analysis needs concrete layouts: bind the parameters"))?;
-    let tv = b.tv.at(&none).map_err(|_| Error::invalid("bank analysis needs concrete layouts: bind the parameters"))?;
+    let tv =
+        b.tv.at(&none)
+            .map_err(|_| Error::invalid("bank analysis needs concrete layouts: bind the parameters"))?;
     let shape = b.tv.shape();
     if shape.rank() != 2 || shape.is_leaf() {
-        return Err(Error::invalid(format!("the thread-value layout must have rank 2 (threads, values), not {shape}")));
+        return Err(Error::invalid(format!(
+            "the thread-value layout must have rank 2 (threads, values), not {shape}"
+        )));
     }
-    let threads = crate::func::eval_sym(&tessera_ir::shape::size(&shape.mode(0).unwrap_or_else(|| shape.clone()))?, &none)?;
-    let values = crate::func::eval_sym(&tessera_ir::shape::size(&shape.mode(1).unwrap_or_else(|| shape.clone()))?, &none)?;
+    let threads = crate::func::eval_sym(
+        &tessera_ir::shape::size(&shape.mode(0).unwrap_or_else(|| shape.clone()))?,
+        &none,
+    )?;
+    let values = crate::func::eval_sym(
+        &tessera_ir::shape::size(&shape.mode(1).unwrap_or_else(|| shape.clone()))?,
+        &none,
+    )?;
     let vpa = b.access / b.elem;
     if values % vpa != 0 {
         return Err(Error::invalid(format!(
@@ -151,7 +164,15 @@ fn geometry(b: &Bank) -> Result<Geometry> {
         16 => 8,
         _ => 32,
     };
-    Ok(Geometry { smem, tv, threads, chunks: values / vpa, vpa, phase, words: (b.access / 4).max(1) })
+    Ok(Geometry {
+        smem,
+        tv,
+        threads,
+        chunks: values / vpa,
+        vpa,
+        phase,
+        words: (b.access / 4).max(1),
+    })
 }
 
 impl Geometry {
@@ -169,7 +190,9 @@ impl Geometry {
                 )));
             }
         }
-        let addr = e0.checked_mul(b.elem).ok_or_else(|| Error::Overflow(format!("{e0} * {}", b.elem)))?;
+        let addr = e0
+            .checked_mul(b.elem)
+            .ok_or_else(|| Error::Overflow(format!("{e0} * {}", b.elem)))?;
         if addr.rem_euclid(b.access) != 0 {
             return Err(Error::invalid(format!(
                 "thread {t}'s access {c} at byte {addr} is not aligned to {} bytes",
@@ -183,7 +206,10 @@ impl Geometry {
 /// The exact wavefront count, by enumerating every thread and access.
 pub fn analyze(b: &Bank) -> Result<Analysis> {
     let g = geometry(b)?;
-    let mut worst = Analysis { degree: 1, conflict: None };
+    let mut worst = Analysis {
+        degree: 1,
+        conflict: None,
+    };
     for c in 0..g.chunks {
         let mut start = 0;
         while start < g.threads {
@@ -205,7 +231,12 @@ pub fn analyze(b: &Bank) -> Result<Analysis> {
                 if d > worst.degree {
                     worst = Analysis {
                         degree: d,
-                        conflict: Some(Conflict { access: c, a: (list[0].1, list[0].2), b: (list[1].1, list[1].2), bank }),
+                        conflict: Some(Conflict {
+                            access: c,
+                            a: (list[0].1, list[0].2),
+                            b: (list[1].1, list[1].2),
+                            bank,
+                        }),
                     };
                 }
             }
@@ -246,7 +277,11 @@ pub fn degree_verdict(b: &Bank, cmp: Cmp, n: i64) -> Result<Verdict> {
     if cmp.holds(a.degree, n) {
         return Ok(Verdict::Proved);
     }
-    let detail = a.conflict.as_ref().map(|c| format!(": {}", describe(c, None))).unwrap_or_default();
+    let detail = a
+        .conflict
+        .as_ref()
+        .map(|c| format!(": {}", describe(c, None)))
+        .unwrap_or_default();
     Ok(Verdict::Refuted(Counterexample {
         params: vec![],
         witnesses: a.conflict.as_ref().map(conflict_witnesses).unwrap_or_default(),
@@ -261,15 +296,34 @@ pub fn prove_conflict_free(b: &Bank, timeout_ms: Option<u64>) -> Result<Verdict>
     let (es, et) = (b.smem.lower()?, b.tv.lower()?);
     let n_tv = g.threads * g.chunks * g.vpa;
     let tv_range: (i128, i128) = (0, n_tv as i128 - 1);
-    let probe = Query::new(Default::default(), &[(&et, tv_range)], &[n_tv as i128], timeout_ms)?;
+    let probe = Query::new(
+        Default::default(),
+        &[(&et, tv_range)],
+        &[n_tv as i128],
+        timeout_ms,
+    )?;
     let sr = probe.output_range(&et, tv_range);
     let probe2 = Query::new(Default::default(), &[(&es, sr)], &[n_tv as i128], timeout_ms)?;
     let er = probe2.output_range(&es, sr);
     let top = er.0.abs().max(er.1.abs()).saturating_mul(b.elem as i128 + 1);
-    let mut q = Query::new(std::sync::Arc::new(Facts::default()), &[(&et, tv_range), (&es, sr)], &[n_tv as i128, top, 4096], timeout_ms)?;
+    let mut q = Query::new(
+        std::sync::Arc::new(Facts::default()),
+        &[(&et, tv_range), (&es, sr)],
+        &[n_tv as i128, top, 4096],
+        timeout_ms,
+    )?;
     let k = |v: i64| q.konst(v);
-    let (zero, nthreads, nchunks, phase, four, banks, elem, vpa, t_count) =
-        (k(0), k(g.threads), k(g.chunks), k(g.phase), k(4), k(32), k(b.elem), k(g.vpa), k(g.threads));
+    let (zero, nthreads, nchunks, phase, four, banks, elem, vpa, t_count) = (
+        k(0),
+        k(g.threads),
+        k(g.chunks),
+        k(g.phase),
+        k(4),
+        k(32),
+        k(b.elem),
+        k(g.vpa),
+        k(g.threads),
+    );
     let words = k(g.words);
     let t1 = q.index("t1", &zero, &nthreads)?;
     let t2 = q.index("t2", &zero, &nthreads)?;
@@ -278,18 +332,27 @@ pub fn prove_conflict_free(b: &Bank, timeout_ms: Option<u64>) -> Result<Verdict>
     let j2 = q.index("j2", &zero, &words)?;
     q.assert(&t1.lt(&t2)?);
     // Same phase: phases are aligned groups of `phase` threads.
-    q.assert(&t1.floor_divmod(&phase, true)?.0.eq(&t2.floor_divmod(&phase, true)?.0)?);
-    let word = |q: &mut Query, t: &crate::encode::Term, j: &crate::encode::Term| -> Result<crate::encode::Term> {
-        let idx = t.add(&t_count.mul(&c.mul(&vpa)?)?)?;
-        let li = q.apply_offset(&et, &idx, tv_range)?;
-        let off = q.apply_offset(&es, &li, sr)?;
-        let addr = off.mul(&elem)?;
-        addr.floor_divmod(&four, false)?.0.add(j)
-    };
+    q.assert(
+        &q.divmod(&t1, &phase, true)?
+            .0
+            .eq(&q.divmod(&t2, &phase, true)?.0)?,
+    );
+    let word =
+        |q: &mut Query, t: &crate::encode::Term, j: &crate::encode::Term| -> Result<crate::encode::Term> {
+            let idx = t.add(&t_count.mul(&c.mul(&vpa)?)?)?;
+            let li = q.apply_offset(&et, &idx, tv_range)?;
+            let off = q.apply_offset(&es, &li, sr)?;
+            let addr = off.mul(&elem)?;
+            q.divmod(&addr, &four, false)?.0.add(j)
+        };
     let w1 = word(&mut q, &t1, &j1)?;
     let w2 = word(&mut q, &t2, &j2)?;
     q.assert(&w1.eq(&w2)?.not());
-    q.assert(&w1.floor_divmod(&banks, false)?.1.eq(&w2.floor_divmod(&banks, false)?.1)?);
+    q.assert(
+        &q.divmod(&w1, &banks, false)?
+            .1
+            .eq(&q.divmod(&w2, &banks, false)?.1)?,
+    );
     match q.solve() {
         Outcome::Unsat => {
             // No conflicting pair; the accesses must also be well-formed vectors.
@@ -308,9 +371,16 @@ pub fn prove_conflict_free(b: &Bank, timeout_ms: Option<u64>) -> Result<Verdict>
             let (a1, a2) = (g.address(b, t1, c)?, g.address(b, t2, c)?);
             let (w1, w2) = (a1.div_euclid(4) + get("j1"), a2.div_euclid(4) + get("j2"));
             if t1 / g.phase != t2 / g.phase || w1 == w2 || w1.rem_euclid(32) != w2.rem_euclid(32) {
-                return Ok(Verdict::Internal(format!("z3's bank conflict does not reproduce: {idx:?}")));
+                return Ok(Verdict::Internal(format!(
+                    "z3's bank conflict does not reproduce: {idx:?}"
+                )));
             }
-            let conflict = Conflict { access: c, a: (t1, a1), b: (t2, a2), bank: w1.rem_euclid(32) };
+            let conflict = Conflict {
+                access: c,
+                a: (t1, a1),
+                b: (t2, a2),
+                bank: w1.rem_euclid(32),
+            };
             let degree = analyze(b)?.degree;
             Ok(Verdict::Refuted(Counterexample {
                 params: vec![],

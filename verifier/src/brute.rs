@@ -2,13 +2,13 @@
 //! index. The test oracle for every z3 answer, and the reference for small domains.
 
 use crate::bank;
-use crate::func::{same_point, show_point, Concrete, Func, Point};
-use crate::property::{facts, witness, Property};
+use crate::func::{Concrete, Func, Point, same_point, show_point};
+use crate::property::{Property, facts, witness};
 use crate::verdict::{Counterexample, Verdict};
 use std::collections::{HashMap, HashSet};
 use tessera_ir::index::Var;
 use tessera_ir::sym::Facts;
-use tessera_ir::{shape, Error, Result};
+use tessera_ir::{Error, Result, shape};
 
 /// The most parameter valuations times indices brute force visits.
 pub const DEFAULT_WORK: u64 = 1 << 24;
@@ -16,7 +16,11 @@ pub const DEFAULT_WORK: u64 = 1 << 24;
 fn refuted(summary: String, ws: Vec<crate::verdict::Witness>, params: &HashMap<String, i64>) -> Verdict {
     let mut ps: Vec<(String, i64)> = params.iter().map(|(k, v)| (k.clone(), *v)).collect();
     ps.sort();
-    Verdict::Refuted(Counterexample { params: ps, witnesses: ws, summary })
+    Verdict::Refuted(Counterexample {
+        params: ps,
+        witnesses: ws,
+        summary,
+    })
 }
 
 /// Every valuation of `names` admitted by the facts; an error when a parameter is unbounded
@@ -130,7 +134,11 @@ fn brute_inner(p: &Property, work: u64) -> Result<Verdict> {
             return Ok(if shape::compatible(a, b)? {
                 Verdict::Proved
             } else {
-                Verdict::Refuted(Counterexample { params: vec![], witnesses: vec![], summary: format!("{a} does not coarsen {b}") })
+                Verdict::Refuted(Counterexample {
+                    params: vec![],
+                    witnesses: vec![],
+                    summary: format!("{a} does not coarsen {b}"),
+                })
             });
         }
         _ => {}
@@ -180,13 +188,20 @@ fn one(p: &Property, ps: &HashMap<String, i64>, budget: &mut u64) -> Result<Opti
                     hit[v as usize] = true;
                 }
             }
-            Ok(hit.iter().position(|h| !h).map(|k| refuted(format!("no index reaches {k}"), vec![], ps)))
+            Ok(hit
+                .iter()
+                .position(|h| !h)
+                .map(|k| refuted(format!("no index reaches {k}"), vec![], ps)))
         }
         Property::Equal(a, b) => {
             let (ca, cb) = (a.at(ps)?, b.at(ps)?);
             let (na, nb) = (ca.size()?, cb.size()?);
             if na != nb {
-                return Ok(Some(refuted(format!("size(A) = {na} but size(B) = {nb}"), vec![], ps)));
+                return Ok(Some(refuted(
+                    format!("size(A) = {na} but size(B) = {nb}"),
+                    vec![],
+                    ps,
+                )));
             }
             check_work(na, budget)?;
             for x in 0..na {
@@ -212,10 +227,18 @@ fn one(p: &Property, ps: &HashMap<String, i64>, budget: &mut u64) -> Result<Opti
             for i in 1..nc {
                 let x = cc.offset(i)?;
                 if x <= prev {
-                    return Ok(Some(refuted(format!("C({}) = {prev} >= C({i}) = {x}: not ordered", i - 1), vec![], ps)));
+                    return Ok(Some(refuted(
+                        format!("C({}) = {prev} >= C({i}) = {x}: not ordered", i - 1),
+                        vec![],
+                        ps,
+                    )));
                 }
                 if image.contains(&x) {
-                    return Ok(Some(refuted(format!("C({i}) = {x} is also reached by A: not disjoint"), vec![], ps)));
+                    return Ok(Some(refuted(
+                        format!("C({i}) = {x} is also reached by A: not disjoint"),
+                        vec![],
+                        ps,
+                    )));
                 }
                 prev = x;
             }
@@ -240,7 +263,15 @@ fn one(p: &Property, ps: &HashMap<String, i64>, budget: &mut u64) -> Result<Opti
         }
         Property::CompositionValid(a, b, r) => {
             if !shape::compatible(b.shape(), r.shape())? {
-                return Ok(Some(refuted(format!("shape {} of B does not coarsen shape {} of R", b.shape(), r.shape()), vec![], ps)));
+                return Ok(Some(refuted(
+                    format!(
+                        "shape {} of B does not coarsen shape {} of R",
+                        b.shape(),
+                        r.shape()
+                    ),
+                    vec![],
+                    ps,
+                )));
             }
             let (ca, cb, cr) = (a.at(ps)?, b.at(ps)?, r.at(ps)?);
             let n = cb.size()?;
@@ -250,7 +281,11 @@ fn one(p: &Property, ps: &HashMap<String, i64>, budget: &mut u64) -> Result<Opti
                 let (want, got) = (ca.eval(bi)?, cr.eval(i)?);
                 if !same_point(&want, &got) {
                     return Ok(Some(refuted(
-                        format!("R({i}) = {} but A(B({i})) = A({bi}) = {}", show_point(&got), show_point(&want)),
+                        format!(
+                            "R({i}) = {} but A(B({i})) = A({bi}) = {}",
+                            show_point(&got),
+                            show_point(&want)
+                        ),
                         vec![],
                         ps,
                     )));
@@ -266,7 +301,11 @@ fn one(p: &Property, ps: &HashMap<String, i64>, budget: &mut u64) -> Result<Opti
             for i in 1..n {
                 let v = c.offset(i)?;
                 if v != base + i {
-                    return Ok(Some(refuted(format!("L({i}) = {v}, not L(0) + {i} = {}", base + i), vec![], ps)));
+                    return Ok(Some(refuted(
+                        format!("L({i}) = {v}, not L(0) + {i} = {}", base + i),
+                        vec![],
+                        ps,
+                    )));
                 }
             }
             Ok(None)
@@ -275,18 +314,30 @@ fn one(p: &Property, ps: &HashMap<String, i64>, budget: &mut u64) -> Result<Opti
             let c = f.at(ps)?;
             let n = c.size()?;
             if *v < 1 || n % v != 0 {
-                return Ok(Some(refuted(format!("size {n} is not a multiple of {v}"), vec![], ps)));
+                return Ok(Some(refuted(
+                    format!("size {n} is not a multiple of {v}"),
+                    vec![],
+                    ps,
+                )));
             }
             check_work(n, budget)?;
             for b in (0..n).step_by(*v as usize) {
                 let x = c.offset(b)?;
                 if x.rem_euclid(*v) != 0 {
-                    return Ok(Some(refuted(format!("L({b}) = {x} is not a multiple of {v}"), vec![], ps)));
+                    return Ok(Some(refuted(
+                        format!("L({b}) = {x} is not a multiple of {v}"),
+                        vec![],
+                        ps,
+                    )));
                 }
                 for j in 1..*v {
                     let y = c.offset(b + j)?;
                     if y != x + j {
-                        return Ok(Some(refuted(format!("L({}) = {y}, not L({b}) + {j} = {}", b + j, x + j), vec![], ps)));
+                        return Ok(Some(refuted(
+                            format!("L({}) = {y}, not L({b}) + {j} = {}", b + j, x + j),
+                            vec![],
+                            ps,
+                        )));
                     }
                 }
             }
@@ -322,13 +373,23 @@ fn in_bounds(c: &Concrete, hi: i64, ps: &HashMap<String, i64>, budget: &mut u64)
     for x in 0..n {
         let v = c.offset(x)?;
         if !(0..hi).contains(&v) {
-            return Ok(Some(refuted(format!("L({x}) = {v} is outside [0, {hi})"), vec![witness("x", c, x)?], ps)));
+            return Ok(Some(refuted(
+                format!("L({x}) = {v} is outside [0, {hi})"),
+                vec![witness("x", c, x)?],
+                ps,
+            )));
         }
     }
     Ok(None)
 }
 
-fn inverse(inner: &Concrete, outer: &Concrete, ps: &HashMap<String, i64>, budget: &mut u64, what: &str) -> Result<Option<Verdict>> {
+fn inverse(
+    inner: &Concrete,
+    outer: &Concrete,
+    ps: &HashMap<String, i64>,
+    budget: &mut u64,
+    what: &str,
+) -> Result<Option<Verdict>> {
     let n = inner.size()?;
     check_work(n, budget)?;
     for x in 0..n {

@@ -2,14 +2,16 @@
 //!
 //! With bounded inputs every value fits a bit-vector whose width comes from the interval
 //! analysis, so XOR, shifts and power-of-two division are native and no operation overflows.
-//! Otherwise the encoding is over z3 integers, where `/` and `%` are z3's (Euclidean, equal to
-//! floor for the positive divisors the lowering produces) and bitwise operations are refused.
+//! Otherwise the encoding is over z3 integers (linear arithmetic when the divisors are
+//! constants): each `a / b` and `a % b` becomes a quotient variable `q` and a remainder
+//! variable `r` with the side condition `a == q*b + r`, `0 <= r < b` (or `b < r <= 0` for a
+//! negative divisor); bitwise operations are refused.
 
 use crate::width::Range;
 use std::collections::{BTreeMap, HashMap};
 use tessera_ir::index::{IndexExpr, Node, Var};
 use tessera_ir::{Error, Result};
-use z3::ast::{Bool, Int, BV};
+use z3::ast::{BV, Bool, Int};
 
 /// The arithmetic of a query.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,10 +81,11 @@ impl Term {
     }
 
     /// Floor division and remainder; `nonneg` when the dividend is known non-negative and the
-    /// divisor positive, which allows the unsigned operations.
-    pub fn floor_divmod(&self, o: &Term, nonneg: bool) -> Result<(Term, Term)> {
+    /// divisor positive, which allows the unsigned operations. Over integers the result is a
+    /// pair of fresh variables and the side condition that defines them.
+    pub fn floor_divmod(&self, o: &Term, nonneg: bool) -> Result<(Term, Term, Option<Bool>)> {
         Ok(match self.pair(o)? {
-            Pair::B(a, b) if nonneg => (Term::B(a.bvudiv(b)), Term::B(a.bvurem(b))),
+            Pair::B(a, b) if nonneg => (Term::B(a.bvudiv(b)), Term::B(a.bvurem(b)), None),
             Pair::B(a, b) => {
                 let w = a.get_size();
                 let zero = BV::from_i64(0, w);
@@ -90,9 +93,22 @@ impl Term {
                 let r = a.bvsrem(b);
                 let adjust = Bool::and(&[r.eq(&zero).not(), r.bvslt(&zero).xor(b.bvslt(&zero))]);
                 let one = BV::from_i64(1, w);
-                (Term::B(adjust.ite(&q.bvsub(&one), &q)), Term::B(adjust.ite(&r.bvadd(b), &r)))
+                (
+                    Term::B(adjust.ite(&q.bvsub(&one), &q)),
+                    Term::B(adjust.ite(&r.bvadd(b), &r)),
+                    None,
+                )
             }
-            Pair::I(a, b) => (Term::I(a.div(b)), Term::I(a.modulo(b))),
+            Pair::I(a, b) => {
+                let q = Int::fresh_const("q");
+                let r = Int::fresh_const("r");
+                let zero = Int::from_i64(0);
+                let def = Int::add(&[&Int::mul(&[&q, b]), &r]).eq(a);
+                let pos = Bool::and(&[zero.le(&r), r.lt(b)]);
+                let neg = Bool::and(&[b.lt(&r), r.le(&zero)]);
+                let side = Bool::and(&[def, b.eq(&zero).not(), zero.lt(b).ite(&pos, &neg)]);
+                (Term::I(q), Term::I(r), Some(side))
+            }
         })
     }
 
@@ -158,6 +174,7 @@ pub fn encode(
     mode: Mode,
     inputs: &HashMap<Var, Term>,
     ranges: &[Range],
+    sides: &mut Vec<Bool>,
 ) -> Result<BTreeMap<String, Term>> {
     let live = live(e);
     let mut t: Vec<Option<Term>> = vec![None; e.nodes().len()];
@@ -166,7 +183,9 @@ pub fn encode(
             continue;
         }
         let g = |id: &tessera_ir::index::NodeId| -> Result<Term> {
-            t[id.0 as usize].clone().ok_or_else(|| Error::invalid("internal: operand not encoded"))
+            t[id.0 as usize]
+                .clone()
+                .ok_or_else(|| Error::invalid("internal: operand not encoded"))
         };
         let v = match n {
             Node::Const(c) => Term::konst(mode, *c),
@@ -179,7 +198,8 @@ pub fn encode(
             Node::Mul(a, b) => g(a)?.mul(&g(b)?)?,
             Node::Div(a, b) | Node::Mod(a, b) => {
                 let nonneg = ranges[a.0 as usize].0 >= 0 && ranges[b.0 as usize].0 >= 1;
-                let (q, r) = g(a)?.floor_divmod(&g(b)?, nonneg)?;
+                let (q, r, side) = g(a)?.floor_divmod(&g(b)?, nonneg)?;
+                sides.extend(side);
                 if matches!(n, Node::Div(..)) { q } else { r }
             }
             Node::Xor(a, b) => g(a)?.bits(&g(b)?, "^", |x, y| x.bvxor(y))?,
@@ -205,7 +225,9 @@ pub fn encode(
     for (name, id) in e.outputs() {
         out.insert(
             name.clone(),
-            t[id.0 as usize].clone().ok_or_else(|| Error::invalid("internal: output not encoded"))?,
+            t[id.0 as usize]
+                .clone()
+                .ok_or_else(|| Error::invalid("internal: output not encoded"))?,
         );
     }
     Ok(out)

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use tessera_ir::algebra::coalesce_z;
-use tessera_ir::index::{lower_composed, lower_index, IndexExpr};
+use tessera_ir::index::{IndexExpr, lower_composed, lower_index};
 use tessera_ir::sym::SymInt;
 use tessera_ir::{ComposedLayout, Error, HTuple, Int, Layout, Result, Stride};
 
@@ -131,11 +131,17 @@ impl Concrete {
                     p.insert("offset".into(), v);
                 }
                 Stride::F2(v) => {
-                    p.insert("offset".into(), i64::try_from(v).map_err(|_| Error::Overflow(format!("F2({v})")))?);
+                    p.insert(
+                        "offset".into(),
+                        i64::try_from(v).map_err(|_| Error::Overflow(format!("F2({v})")))?,
+                    );
                 }
                 s @ Stride::Basis(_) => {
                     for (path, v) in s.terms() {
-                        let name = format!("coord{}", path.iter().map(|k| format!("[{k}]")).collect::<String>());
+                        let name = format!(
+                            "coord{}",
+                            path.iter().map(|k| format!("[{k}]")).collect::<String>()
+                        );
                         p.insert(name, v);
                     }
                 }
@@ -162,13 +168,17 @@ impl Concrete {
             Concrete::Layout(l) => l.shape(),
             Concrete::Composed(c) => c.inner.shape(),
         };
-        tessera_ir::shape::idx2crd(&HTuple::leaf(i), shape).map(|c| c.to_string()).unwrap_or_else(|_| i.to_string())
+        tessera_ir::shape::idx2crd(&HTuple::leaf(i), shape)
+            .map(|c| c.to_string())
+            .unwrap_or_else(|_| i.to_string())
     }
 }
 
 /// Two points are equal when every output agrees (missing outputs are zero).
 pub fn same_point(a: &Point, b: &Point) -> bool {
-    a.keys().chain(b.keys()).all(|k| a.get(k).copied().unwrap_or(0) == b.get(k).copied().unwrap_or(0))
+    a.keys()
+        .chain(b.keys())
+        .all(|k| a.get(k).copied().unwrap_or(0) == b.get(k).copied().unwrap_or(0))
 }
 
 /// Prints a point: `12`, or `(3,5)` for coordinates.
@@ -176,7 +186,10 @@ pub fn show_point(p: &Point) -> String {
     if p.len() <= 1 && p.keys().all(|k| k == "offset") {
         return p.get("offset").copied().unwrap_or(0).to_string();
     }
-    let parts: Vec<String> = p.iter().map(|(k, v)| format!("{}={v}", k.trim_start_matches("coord"))).collect();
+    let parts: Vec<String> = p
+        .iter()
+        .map(|(k, v)| format!("{}={v}", k.trim_start_matches("coord")))
+        .collect();
     format!("({})", parts.join(","))
 }
 

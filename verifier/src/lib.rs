@@ -27,5 +27,5 @@ pub mod verdict;
 pub mod width;
 
 pub use func::{Concrete, Func};
-pub use property::{prove, Options, Property};
+pub use property::{Options, Property, prove};
 pub use verdict::{Counterexample, Verdict, Witness};

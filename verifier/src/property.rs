@@ -5,13 +5,13 @@
 //! directly before the counterexample is reported; `unknown` carries z3's reason.
 
 use crate::bank::{self, Bank, Cmp};
-use crate::func::{same_point, show_point, Concrete, Func};
-use crate::query::{facts_of, points_equal, sym_range, Outcome, Query};
+use crate::func::{Concrete, Func, same_point, show_point};
+use crate::query::{Outcome, Query, facts_of, points_equal, sym_range};
 use crate::verdict::{Counterexample, Verdict, Witness};
 use std::collections::HashMap;
 use std::sync::Arc;
 use tessera_ir::sym::{Facts, SymInt};
-use tessera_ir::{shape, Error, HTuple, Int, Result};
+use tessera_ir::{Error, HTuple, Int, Result, shape};
 use z3::ast::Bool;
 
 /// A property of layouts.
@@ -63,7 +63,9 @@ fn funcs(p: &Property) -> Vec<&Func> {
         | Property::InBounds(f, _)
         | Property::Contiguous(f)
         | Property::Vectorizable(f, _) => vec![f],
-        Property::Equal(a, b) | Property::LeftInverseValid(a, b) | Property::RightInverseValid(a, b) => vec![a, b],
+        Property::Equal(a, b) | Property::LeftInverseValid(a, b) | Property::RightInverseValid(a, b) => {
+            vec![a, b]
+        }
         Property::ComplementValid(a, c, _) => vec![a, c],
         Property::CompositionValid(a, b, r) => vec![a, b, r],
         Property::Compatible(..) | Property::BankConflictFree(_) | Property::ConflictDegree(..) => vec![],
@@ -83,9 +85,9 @@ pub fn facts(p: &Property) -> Arc<Facts> {
         }
     }
     match p {
-        Property::Surjective(_, Some(n)) | Property::InBounds(_, n) | Property::ComplementValid(_, _, Some(n)) => {
-            syms.push(n.clone())
-        }
+        Property::Surjective(_, Some(n))
+        | Property::InBounds(_, n)
+        | Property::ComplementValid(_, _, Some(n)) => syms.push(n.clone()),
         Property::Compatible(a, b) => syms.extend(a.leaves().iter().chain(b.leaves()).cloned()),
         _ => {}
     }
@@ -97,7 +99,9 @@ pub fn prove(p: &Property, opts: &Options) -> Verdict {
     match prove_inner(p, opts) {
         Ok(v) => v,
         Err(Error::Undecided { op, cond }) => Verdict::Unknown(format!("{op} needs {cond}")),
-        Err(e @ Error::Invalid(_)) if e.to_string().starts_with("internal") => Verdict::Internal(e.to_string()),
+        Err(e @ Error::Invalid(_)) if e.to_string().starts_with("internal") => {
+            Verdict::Internal(e.to_string())
+        }
         Err(e) => Verdict::Unknown(e.to_string()),
     }
 }
@@ -134,12 +138,19 @@ fn finish(
 }
 
 fn get(idx: &HashMap<String, i64>, k: &str) -> Result<i64> {
-    idx.get(k).copied().ok_or_else(|| Error::invalid(format!("internal: no value for {k}")))
+    idx.get(k)
+        .copied()
+        .ok_or_else(|| Error::invalid(format!("internal: no value for {k}")))
 }
 
 /// A witness at index `i` of a concrete function.
 pub fn witness(name: &str, f: &Concrete, i: i64) -> Result<Witness> {
-    Ok(Witness { name: name.into(), index: i, coord: f.coord(i), value: show_point(&f.eval(i)?) })
+    Ok(Witness {
+        name: name.into(),
+        index: i,
+        coord: f.coord(i),
+        value: show_point(&f.eval(i)?),
+    })
 }
 
 fn prove_inner(p: &Property, opts: &Options) -> Result<Verdict> {
@@ -201,7 +212,11 @@ fn prove_inner(p: &Property, opts: &Options) -> Result<Verdict> {
                 return Ok(Verdict::Refuted(Counterexample {
                     params: vec![],
                     witnesses: vec![],
-                    summary: format!("shape {} of B does not coarsen shape {} of R", b.shape(), r.shape()),
+                    summary: format!(
+                        "shape {} of B does not coarsen shape {} of R",
+                        b.shape(),
+                        r.shape()
+                    ),
                 }));
             }
             let (eb, ea, er) = (b.lower()?, a.lower()?, r.lower()?);
@@ -228,7 +243,11 @@ fn prove_inner(p: &Property, opts: &Options) -> Result<Verdict> {
                 Ok(Some(Counterexample {
                     params: vec![],
                     witnesses: vec![witness("i", &cr, i)?],
-                    summary: format!("R({i}) = {} but A(B({i})) = A({bi}) = {}", show_point(&got), show_point(&want)),
+                    summary: format!(
+                        "R({i}) = {} but A(B({i})) = A({bi}) = {}",
+                        show_point(&got),
+                        show_point(&want)
+                    ),
                 }))
             })
         }
@@ -324,7 +343,11 @@ fn surjective(facts: &Arc<Facts>, f: &Func, n: Option<&SymInt>, t: Option<u64>) 
                 return Ok(None);
             }
         }
-        Ok(Some(Counterexample { params: vec![], witnesses: vec![], summary: format!("no index reaches {k}") }))
+        Ok(Some(Counterexample {
+            params: vec![],
+            witnesses: vec![],
+            summary: format!("no index reaches {k}"),
+        }))
     })
 }
 
@@ -332,7 +355,12 @@ fn equal(facts: &Arc<Facts>, a: &Func, b: &Func, t: Option<u64>) -> Result<Verdi
     let (sa, sb) = (a.size()?, b.size()?);
     if sa != sb {
         // Sizes as functions of the parameters: find parameters where they differ.
-        let mut q = Query::new(facts.clone(), &[], &[sym_range(facts, &sa).1, sym_range(facts, &sb).1], t)?;
+        let mut q = Query::new(
+            facts.clone(),
+            &[],
+            &[sym_range(facts, &sa).1, sym_range(facts, &sb).1],
+            t,
+        )?;
         let (x, y) = (q.sym(&sa)?, q.sym(&sb)?);
         q.assert(&x.eq(&y)?.not());
         let v = finish(&q, |ps, _| {
@@ -401,7 +429,13 @@ fn inverse(facts: &Arc<Facts>, inner: &Func, outer: &Func, t: Option<u64>, what:
     })
 }
 
-fn complement_valid(facts: &Arc<Facts>, a: &Func, c: &Func, n: Option<&SymInt>, t: Option<u64>) -> Result<Verdict> {
+fn complement_valid(
+    facts: &Arc<Facts>,
+    a: &Func,
+    c: &Func,
+    n: Option<&SymInt>,
+    t: Option<u64>,
+) -> Result<Verdict> {
     let (ea, ec) = (a.lower()?, c.lower()?);
     let (sa, sc) = (a.size()?, c.size()?);
     let (ra, rc) = (below(facts, &sa), below(facts, &sc));
@@ -455,11 +489,19 @@ fn complement_valid(facts: &Arc<Facts>, a: &Func, c: &Func, n: Option<&SymInt>, 
     // Coverage: every k < n is A(j) + C(i) for some i, j.
     let Some(n) = n else { return Ok(Verdict::Proved) };
     let nt = sym_range(facts, n).1;
-    let mut q = Query::new(facts.clone(), &[(&ec, rc), (&ea, ra)], &[rc.1 + 1, ra.1 + 1, nt], t)?;
+    let mut q = Query::new(
+        facts.clone(),
+        &[(&ec, rc), (&ea, ra)],
+        &[rc.1 + 1, ra.1 + 1, nt],
+        t,
+    )?;
     let (nc, na, hi) = (q.sym(&sc)?, q.sym(&sa)?, q.sym(n)?);
     let zero = q.konst(0);
     let k = q.index("k", &zero, &hi)?;
-    let (i, j) = (crate::encode::Term::var(q.mode(), "i!forall"), crate::encode::Term::var(q.mode(), "j!forall"));
+    let (i, j) = (
+        crate::encode::Term::var(q.mode(), "i!forall"),
+        crate::encode::Term::var(q.mode(), "j!forall"),
+    );
     let ci = q.apply_offset(&ec, &i, rc)?;
     let aj = q.apply_offset(&ea, &j, ra)?;
     let inside = Bool::and(&[zero.le(&i)?, i.lt(&nc)?, zero.le(&j)?, j.lt(&na)?]);
@@ -488,7 +530,11 @@ fn complement_valid(facts: &Arc<Facts>, a: &Func, c: &Func, n: Option<&SymInt>, 
                 }
             }
         }
-        Ok(Some(Counterexample { params: vec![], witnesses: vec![], summary: format!("(A, C) never reaches {k}") }))
+        Ok(Some(Counterexample {
+            params: vec![],
+            witnesses: vec![],
+            summary: format!("(A, C) never reaches {k}"),
+        }))
     })
 }
 
@@ -509,13 +555,13 @@ fn vectorizable(facts: &Arc<Facts>, f: &Func, v: i64, t: Option<u64>) -> Result<
     let mut q = Query::new(facts.clone(), &[(&e, r)], &[r.1 + 1, v as i128], t)?;
     let n = q.sym(&size)?;
     let (zero, vv) = (q.konst(0), q.konst(v));
-    let runs = n.floor_divmod(&vv, true)?.0;
+    let runs = q.divmod(&n, &vv, true)?.0;
     let b = q.index("run", &zero, &runs)?;
     let j = q.index("j", &zero, &vv)?;
     let base = b.mul(&vv)?;
     let fb = q.apply_offset(&e, &base, r)?;
     let fi = q.apply_offset(&e, &base.add(&j)?, r)?;
-    let (_, rem) = fb.floor_divmod(&vv, false)?;
+    let (_, rem) = q.divmod(&fb, &vv, false)?;
     q.assert(&Bool::or(&[rem.eq(&zero)?.not(), fi.eq(&fb.add(&j)?)?.not()]));
     finish(&q, |ps, idx| {
         let c = f.at(ps)?;
@@ -530,6 +576,10 @@ fn vectorizable(facts: &Arc<Facts>, f: &Func, v: i64, t: Option<u64>) -> Result<
         } else {
             format!("L({}) = {y}, not L({base}) + {j} = {}", base + j, x + j)
         };
-        Ok(Some(Counterexample { params: vec![], witnesses: vec![witness("run start", &c, base)?], summary: why }))
+        Ok(Some(Counterexample {
+            params: vec![],
+            witnesses: vec![witness("run start", &c, base)?],
+            summary: why,
+        }))
     })
 }

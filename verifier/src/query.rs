@@ -1,10 +1,10 @@
 //! A z3 query over parameters and index variables, with the arithmetic chosen from bounds.
 
-use crate::encode::{encode, Mode, Term};
-use crate::width::{bits_for, magnitude, ranges, Range, UNBOUNDED};
+use crate::encode::{Mode, Term, encode};
+use crate::width::{Range, UNBOUNDED, bits_for, magnitude, ranges};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
-use tessera_ir::index::{lower_sym, IndexExpr, Var};
+use tessera_ir::index::{IndexExpr, Var, lower_sym};
 use tessera_ir::sym::{Facts, SymInt};
 use tessera_ir::{Int, Result};
 use z3::ast::Bool;
@@ -48,7 +48,9 @@ pub fn param_ranges(facts: &Facts) -> (HashMap<Var, Range>, bool) {
 
 /// The facts shared by some symbolic integers (the first that has any).
 pub fn facts_of<'a>(xs: impl IntoIterator<Item = &'a SymInt>) -> Arc<Facts> {
-    xs.into_iter().find_map(|s| s.facts().cloned()).unwrap_or_default()
+    xs.into_iter()
+        .find_map(|s| s.facts().cloned())
+        .unwrap_or_default()
 }
 
 /// The range of a symbolic integer's values.
@@ -63,23 +65,42 @@ pub fn sym_range(facts: &Facts, s: &SymInt) -> Range {
 impl Query {
     /// A query over the expressions `apps`, each applied to index values in its range.
     /// `extra` are other magnitudes the query compares (sizes, bounds).
-    pub fn new(facts: Arc<Facts>, apps: &[(&IndexExpr, Range)], extra: &[i128], timeout_ms: Option<u64>) -> Result<Query> {
+    pub fn new(
+        facts: Arc<Facts>,
+        apps: &[(&IndexExpr, Range)],
+        extra: &[i128],
+        timeout_ms: Option<u64>,
+    ) -> Result<Query> {
         let (pr, bounded) = param_ranges(&facts);
         let mut m = magnitude(&extra.iter().map(|&x| (x, x)).collect::<Vec<_>>());
         for (e, r) in apps {
             let mut inputs = pr.clone();
             inputs.insert(Var::Index, *r);
-            m = m.max(magnitude(&ranges(e, &inputs))).max(r.0.abs()).max(r.1.abs());
+            m = m
+                .max(magnitude(&ranges(e, &inputs)))
+                .max(r.0.abs())
+                .max(r.1.abs());
         }
         let bits = bits_for(m);
-        let mode = if bounded && bits <= 63 { Mode::Bv(bits.max(4)) } else { Mode::Int };
+        let mode = if bounded && bits <= 63 {
+            Mode::Bv(bits.max(4))
+        } else {
+            Mode::Int
+        };
         let solver = Solver::new();
         if let Some(ms) = timeout_ms {
             let mut p = Params::new();
             p.set_u32("timeout", ms.min(u32::MAX as u64) as u32);
             solver.set_params(&p);
         }
-        Ok(Query { mode, solver, facts, params: BTreeMap::new(), param_ranges: pr, indices: Vec::new() })
+        Ok(Query {
+            mode,
+            solver,
+            facts,
+            params: BTreeMap::new(),
+            param_ranges: pr,
+            indices: Vec::new(),
+        })
     }
 
     /// The arithmetic in use.
@@ -104,7 +125,7 @@ impl Query {
             self.solver.assert(&t.le(&self.konst(h))?);
         }
         if f.modulus > 1 {
-            let (_, r) = t.floor_divmod(&self.konst(f.modulus), f.lo >= 0)?;
+            let (_, r) = self.divmod(&t, &self.konst(f.modulus), f.lo >= 0)?;
             self.solver.assert(&r.eq(&self.konst(0))?);
         }
         self.params.insert(name.to_string(), t.clone());
@@ -130,8 +151,21 @@ impl Query {
         let e = lower_sym(s)?;
         let inputs = self.inputs_for(&e)?;
         let r = ranges(&e, &self.param_ranges);
-        let out = encode(&e, self.mode, &inputs, &r)?;
+        let mut sides = Vec::new();
+        let out = encode(&e, self.mode, &inputs, &r, &mut sides)?;
+        for s in &sides {
+            self.solver.assert(s);
+        }
         Ok(out.into_values().next().unwrap_or_else(|| self.konst(0)))
+    }
+
+    /// Floor quotient and remainder, with their defining condition asserted.
+    pub fn divmod(&self, a: &Term, b: &Term, nonneg: bool) -> Result<(Term, Term)> {
+        let (q, r, side) = a.floor_divmod(b, nonneg)?;
+        if let Some(s) = side {
+            self.solver.assert(&s);
+        }
+        Ok((q, r))
     }
 
     /// A fresh index variable `lo <= v < hi`, recorded for counterexamples.
@@ -150,7 +184,12 @@ impl Query {
         let mut rin = self.param_ranges.clone();
         rin.insert(Var::Index, range);
         let r = ranges(e, &rin);
-        encode(e, self.mode, &inputs, &r)
+        let mut sides = Vec::new();
+        let out = encode(e, self.mode, &inputs, &r, &mut sides)?;
+        for s in &sides {
+            self.solver.assert(s);
+        }
+        Ok(out)
     }
 
     /// The integer output (`offset`) of `e` at index `input`.
@@ -165,7 +204,10 @@ impl Query {
         rin.insert(Var::Index, range);
         let r = ranges(e, &rin);
         let outs: Vec<Range> = e.outputs().iter().map(|(_, id)| r[id.0 as usize]).collect();
-        (outs.iter().map(|x| x.0).min().unwrap_or(0), outs.iter().map(|x| x.1).max().unwrap_or(0))
+        (
+            outs.iter().map(|x| x.0).min().unwrap_or(0),
+            outs.iter().map(|x| x.1).max().unwrap_or(0),
+        )
     }
 
     /// Asserts a condition.
@@ -181,20 +223,28 @@ impl Query {
                 None => Outcome::Unknown("z3 reported sat without a model".into()),
             },
             SatResult::Unsat => Outcome::Unsat,
-            SatResult::Unknown => {
-                Outcome::Unknown(self.solver.get_reason_unknown().unwrap_or_else(|| "z3 gave up".into()))
-            }
+            SatResult::Unknown => Outcome::Unknown(
+                self.solver
+                    .get_reason_unknown()
+                    .unwrap_or_else(|| "z3 gave up".into()),
+            ),
         }
     }
 
     /// The parameter values of a model (every declared parameter the query used).
     pub fn model_params(&self, m: &z3::Model) -> HashMap<String, i64> {
-        self.params.iter().filter_map(|(n, t)| Some((n.clone(), t.value(m)?))).collect()
+        self.params
+            .iter()
+            .filter_map(|(n, t)| Some((n.clone(), t.value(m)?)))
+            .collect()
     }
 
     /// The values of the index variables in a model.
     pub fn model_indices(&self, m: &z3::Model) -> Vec<(String, i64)> {
-        self.indices.iter().filter_map(|(n, t)| Some((n.clone(), t.value(m)?))).collect()
+        self.indices
+            .iter()
+            .filter_map(|(n, t)| Some((n.clone(), t.value(m)?)))
+            .collect()
     }
 }
 
@@ -213,7 +263,9 @@ pub fn points_equal(q: &Query, a: &BTreeMap<String, Term>, b: &BTreeMap<String, 
 /// The single integer output of a map (`offset`).
 pub fn offset_term(q: &Query, a: &BTreeMap<String, Term>) -> Result<Term> {
     if a.keys().any(|k| k != "offset") {
-        return Err(tessera_ir::Error::invalid("expected an integer-valued layout, found a coordinate layout"));
+        return Err(tessera_ir::Error::invalid(
+            "expected an integer-valued layout, found a coordinate layout",
+        ));
     }
     Ok(a.get("offset").cloned().unwrap_or_else(|| q.konst(0)))
 }

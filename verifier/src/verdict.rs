@@ -32,7 +32,11 @@ impl fmt::Display for Witness {
             // Already names its index, e.g. `thread 19`.
             write!(f, "{} ({}) -> {}", self.name, self.coord, self.value)
         } else {
-            write!(f, "{} = {} {} -> {}", self.name, self.index, self.coord, self.value)
+            write!(
+                f,
+                "{} = {} {} -> {}",
+                self.name, self.index, self.coord, self.value
+            )
         }
     }
 }

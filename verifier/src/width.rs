@@ -30,8 +30,16 @@ pub fn ranges(e: &IndexExpr, inputs: &HashMap<Var, Range>) -> Vec<Range> {
             }
             Node::Mul(a, b) => {
                 let (x, y) = (g(a), g(b));
-                let c = [x.0.saturating_mul(y.0), x.0.saturating_mul(y.1), x.1.saturating_mul(y.0), x.1.saturating_mul(y.1)];
-                (*c.iter().min().unwrap_or(&UNBOUNDED.0), *c.iter().max().unwrap_or(&UNBOUNDED.1))
+                let c = [
+                    x.0.saturating_mul(y.0),
+                    x.0.saturating_mul(y.1),
+                    x.1.saturating_mul(y.0),
+                    x.1.saturating_mul(y.1),
+                ];
+                (
+                    *c.iter().min().unwrap_or(&UNBOUNDED.0),
+                    *c.iter().max().unwrap_or(&UNBOUNDED.1),
+                )
             }
             Node::Div(a, b) => {
                 let (x, y) = (g(a), g(b));
@@ -45,7 +53,11 @@ pub fn ranges(e: &IndexExpr, inputs: &HashMap<Var, Range>) -> Vec<Range> {
             Node::Mod(a, b) => {
                 let (x, y) = (g(a), g(b));
                 if y.0 >= 1 {
-                    if x.0 >= 0 { (0, x.1.min(y.1 - 1)) } else { (0, y.1 - 1) }
+                    if x.0 >= 0 {
+                        (0, x.1.min(y.1 - 1))
+                    } else {
+                        (0, y.1 - 1)
+                    }
                 } else {
                     let m = y.0.abs().max(y.1.abs());
                     (-m, m)
@@ -55,8 +67,16 @@ pub fn ranges(e: &IndexExpr, inputs: &HashMap<Var, Range>) -> Vec<Range> {
                 let (x, y) = (g(a), g(b));
                 if x.0 >= 0 && y.0 >= 0 {
                     let m = x.1.max(y.1).max(0) as u128;
-                    let top = if m == 0 { 0 } else { (u128::MAX >> m.leading_zeros()) as i128 };
-                    if matches!(n, Node::And(..)) { (0, x.1.min(y.1)) } else { (0, top) }
+                    let top = if m == 0 {
+                        0
+                    } else {
+                        (u128::MAX >> m.leading_zeros()) as i128
+                    };
+                    if matches!(n, Node::And(..)) {
+                        (0, x.1.min(y.1))
+                    } else {
+                        (0, top)
+                    }
                 } else {
                     // Two's complement: both operands fit in k bits, so does the result.
                     let m = x.0.abs().max(x.1.abs()).max(y.0.abs()).max(y.1.abs()).max(1) as u128;
@@ -91,7 +111,10 @@ pub fn ranges(e: &IndexExpr, inputs: &HashMap<Var, Range>) -> Vec<Range> {
 
 /// The largest magnitude in a list of ranges.
 pub fn magnitude(rs: &[Range]) -> i128 {
-    rs.iter().map(|r| r.0.saturating_abs().max(r.1.saturating_abs())).max().unwrap_or(0)
+    rs.iter()
+        .map(|r| r.0.saturating_abs().max(r.1.saturating_abs()))
+        .max()
+        .unwrap_or(0)
 }
 
 /// Bits of a signed two's-complement vector holding every value up to `m` in magnitude, with

@@ -1,12 +1,17 @@
 //! The bank-conflict figures of design.md, by exact analysis and by z3.
 
 use tessera_ir::eval::Session;
-use tessera_verifier::bank::{analyze, Bank};
-use tessera_verifier::{prove, Func, Options, Property, Verdict};
+use tessera_verifier::bank::{Bank, analyze};
+use tessera_verifier::{Func, Options, Property, Verdict, prove};
 
 fn bank(smem: &str, tv: &str, elem: i64, access: i64) -> Bank {
     let s = Session::new(&[], &[]).unwrap();
-    Bank { smem: Func::parse(&s, smem).unwrap(), tv: Func::parse(&s, tv).unwrap(), elem, access }
+    Bank {
+        smem: Func::parse(&s, smem).unwrap(),
+        tv: Func::parse(&s, tv).unwrap(),
+        elem,
+        access,
+    }
 }
 
 fn degree(b: &Bank) -> i64 {

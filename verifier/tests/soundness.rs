@@ -3,8 +3,8 @@
 
 use proptest::prelude::*;
 use tessera_ir::eval::Session;
-use tessera_verifier::brute::{brute, DEFAULT_WORK};
-use tessera_verifier::{prove, Func, Options, Property, Verdict};
+use tessera_verifier::brute::{DEFAULT_WORK, brute};
+use tessera_verifier::{Func, Options, Property, Verdict, prove};
 
 fn leaf() -> impl Strategy<Value = String> {
     (1i64..=4, prop_oneof![4 => 0i64..=12, 1 => -3i64..0]).prop_map(|(s, d)| format!("{s}:{d}"))
@@ -14,13 +14,18 @@ fn leaf() -> impl Strategy<Value = String> {
 fn layout() -> impl Strategy<Value = String> {
     let plain = prop::collection::vec(leaf(), 1..=3).prop_map(|ls| {
         let (s, d): (Vec<_>, Vec<_>) = ls.iter().map(|l| l.split_once(':').unwrap()).unzip();
-        if s.len() == 1 { format!("{}:{}", s[0], d[0]) } else { format!("({}):({})", s.join(","), d.join(",")) }
+        if s.len() == 1 {
+            format!("{}:{}", s[0], d[0])
+        } else {
+            format!("({}):({})", s.join(","), d.join(","))
+        }
     });
     let compact = prop::collection::vec(1i64..=4, 1..=3).prop_map(|s| {
         let t: Vec<String> = s.iter().map(|x| x.to_string()).collect();
         format!("({})", t.join(","))
     });
-    let swz = (compact.clone(), 0i64..3, 0i64..3).prop_map(|(l, b, m)| format!("Sw<{b},{m},{}> o {l}", b.max(1)));
+    let swz =
+        (compact.clone(), 0i64..3, 0i64..3).prop_map(|(l, b, m)| format!("Sw<{b},{m},{}> o {l}", b.max(1)));
     prop_oneof![3 => plain, 2 => compact, 1 => swz]
 }
 
@@ -35,12 +40,24 @@ fn int_func(src: &str) -> Option<Func> {
 }
 
 fn agree(p: &Property, what: &str) -> Result<(), TestCaseError> {
-    let z = prove(p, &Options { timeout_ms: Some(20_000) });
+    let z = prove(
+        p,
+        &Options {
+            timeout_ms: Some(20_000),
+        },
+    );
     let b = brute(p, DEFAULT_WORK);
     if matches!(z, Verdict::Internal(_)) {
         return Err(TestCaseError::fail(format!("{what}: {z}")));
     }
-    prop_assert_eq!(z.word(), b.word(), "{}: z3 says {} but brute force says {}", what, z, b);
+    prop_assert_eq!(
+        z.word(),
+        b.word(),
+        "{}: z3 says {} but brute force says {}",
+        what,
+        z,
+        b
+    );
     prop_assert!(z.word() != "unknown", "{}: {}", what, z);
     Ok(())
 }

@@ -1,0 +1,47 @@
+//! Parameters without an upper bound: the integer encoding with quotient and remainder
+//! variables. Refutations come with parameter values and are re-checked.
+
+use tessera_ir::eval::Session;
+use tessera_verifier::{Func, Options, Property, Verdict, prove};
+
+fn f(s: &Session, src: &str) -> Func {
+    Func::parse(s, src).unwrap()
+}
+
+#[test]
+fn unbounded_parameters_use_integers() {
+    let s = Session::new(&["M", "N where N % 8 == 0"], &[]).unwrap();
+    let o = Options {
+        timeout_ms: Some(30_000),
+    };
+    assert_eq!(
+        prove(&Property::Injective(f(&s, "(M,4):(4,1)")), &o),
+        Verdict::Proved
+    );
+    let four_m = s.value("4*M").unwrap().to_int().unwrap();
+    assert_eq!(
+        prove(&Property::InBounds(f(&s, "(4,M):(M,1)"), four_m), &o),
+        Verdict::Proved
+    );
+    assert_eq!(
+        prove(
+            &Property::Equal(f(&s, "coalesce((4,M):(1,4))"), f(&s, "4*M:1")),
+            &o
+        ),
+        Verdict::Proved
+    );
+    assert_eq!(
+        prove(&Property::Injective(f(&s, "(N,2):(1,N)")), &o),
+        Verdict::Proved
+    );
+    match prove(&Property::Injective(f(&s, "(M,4):(2,1)")), &o) {
+        Verdict::Refuted(c) => {
+            let m = c.params.iter().find(|p| p.0 == "M").map(|p| p.1).unwrap();
+            assert!(m >= 2, "{c}");
+        }
+        v => panic!("{v}"),
+    }
+    // Swizzles need bit-vectors, hence bounded parameters: an honest unknown.
+    let v = prove(&Property::Injective(f(&s, "Sw<3,0,3> o (8,M):(M,1)")), &o);
+    assert!(matches!(&v, Verdict::Unknown(r) if r.contains("bounded")), "{v}");
+}
