@@ -1,6 +1,6 @@
 //! The `check` and `prove` commands.
 
-use crate::check::{self, report, Assertion};
+use crate::check::{self, Assertion, report};
 use crate::exit;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -58,8 +58,14 @@ fn collect(paths: &[String]) -> Result<Vec<String>, String> {
 }
 
 fn options(timeout: f64) -> Options {
-    let ms = if timeout.is_finite() && timeout > 0.0 { (timeout * 1000.0).round() as u64 } else { 60_000 };
-    Options { timeout_ms: Some(ms.max(1)) }
+    let ms = if timeout.is_finite() && timeout > 0.0 {
+        (timeout * 1000.0).round() as u64
+    } else {
+        60_000
+    };
+    Options {
+        timeout_ms: Some(ms.max(1)),
+    }
 }
 
 /// `tessera check`.
@@ -95,9 +101,18 @@ pub fn check(paths: &[String], as_json: bool, junit: Option<&str>, timeout: f64,
     emit(&outcomes, wall, threads, as_json, junit)
 }
 
-fn emit(outcomes: &[check::Outcome], wall: Duration, threads: usize, as_json: bool, junit: Option<&str>) -> i32 {
+fn emit(
+    outcomes: &[check::Outcome],
+    wall: Duration,
+    threads: usize,
+    as_json: bool,
+    junit: Option<&str>,
+) -> i32 {
     if as_json {
-        println!("{}", serde_json::to_string_pretty(&report::json(outcomes, wall, threads)).unwrap_or_default());
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report::json(outcomes, wall, threads)).unwrap_or_default()
+        );
     } else {
         print!("{}", report::text(outcomes, wall, threads));
     }
@@ -133,7 +148,11 @@ pub fn prove(property: &str, args: &[String], params: &[String], timeout: f64, a
         }
     };
     if degree_only {
-        if let Some(Assertion { property: tessera_verifier::Property::ConflictDegree(b, ..), .. }) = cf.assertions.first() {
+        if let Some(Assertion {
+            property: tessera_verifier::Property::ConflictDegree(b, ..),
+            ..
+        }) = cf.assertions.first()
+        {
             return match tessera_verifier::bank::analyze(b) {
                 Ok(a) => {
                     match (&a.conflict, as_json) {

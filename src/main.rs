@@ -167,8 +167,20 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Cmd::Check { paths, json, junit, timeout, jobs } => tessera::cli::check(&paths, json, junit.as_deref(), timeout, jobs),
-        Cmd::Prove { property, args, params, timeout, json } => tessera::cli::prove(&property, &args, &params, timeout, json),
+        Cmd::Check {
+            paths,
+            json,
+            junit,
+            timeout,
+            jobs,
+        } => tessera::cli::check(&paths, json, junit.as_deref(), timeout, jobs),
+        Cmd::Prove {
+            property,
+            args,
+            params,
+            timeout,
+            json,
+        } => tessera::cli::prove(&property, &args, &params, timeout, json),
         Cmd::Lower {
             expr,
             coords,

@@ -6,13 +6,22 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 
 fn tessera(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tessera")).args(args).current_dir(env!("CARGO_MANIFEST_DIR")).output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_tessera"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap()
 }
 
 fn verdicts(file: &str) -> (Vec<String>, i32) {
     let out = tessera(&["check", "--json", file]);
     let j: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{file}: {e}: {:?}", out));
-    let v = j["results"].as_array().unwrap().iter().map(|r| r["verdict"].as_str().unwrap().to_string()).collect();
+    let v = j["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["verdict"].as_str().unwrap().to_string())
+        .collect();
     (v, out.status.code().unwrap_or(-1))
 }
 
@@ -27,10 +36,18 @@ fn example_files_have_their_expected_verdicts() {
     assert_eq!(verdicts("examples/transpose.tess"), (all(10, "proved"), 0));
     assert_eq!(verdicts("examples/symbolic_tiling.tess"), (all(7, "proved"), 0));
     assert_eq!(verdicts("examples/associativity.tess"), (all(3, "proved"), 0));
-    assert_eq!(verdicts("examples/broken/bank_conflict.tess"), (vec!["proved".into(), "refuted".into()], 1));
+    assert_eq!(
+        verdicts("examples/broken/bank_conflict.tess"),
+        (vec!["proved".into(), "refuted".into()], 1)
+    );
     // The README's main job: every example at once.
     let out = tessera(&["check", "examples"]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
 }
 
 #[test]
@@ -38,10 +55,19 @@ fn refutations_carry_a_rechecked_counterexample() {
     let out = tessera(&["check", "--json", "examples/broken/bank_conflict.tess"]);
     let j: Value = serde_json::from_slice(&out.stdout).unwrap();
     let c = &j["results"][1]["counterexample"];
-    assert!(c["summary"].as_str().unwrap().starts_with("2-way conflict: threads"), "{c}");
+    assert!(
+        c["summary"]
+            .as_str()
+            .unwrap()
+            .starts_with("2-way conflict: threads"),
+        "{c}"
+    );
     assert_eq!(c["witnesses"].as_array().unwrap().len(), 2);
     let text = String::from_utf8(tessera(&["check", "examples/broken/bank_conflict.tess"]).stdout).unwrap();
-    assert!(text.contains("refuted  bank_conflict_free(Smem, TV, elem=2, access=16)"), "{text}");
+    assert!(
+        text.contains("refuted  bank_conflict_free(Smem, TV, elem=2, access=16)"),
+        "{text}"
+    );
     assert!(text.contains("1 refuted"), "{text}");
 }
 
@@ -55,7 +81,10 @@ fn temp(name: &str, body: &str) -> PathBuf {
 
 #[test]
 fn bad_input_points_at_line_and_column() {
-    let p = temp("bad.tess", "let A = (4,8):(1,4)\n\nassert injective(A, (4,8):(1\n");
+    let p = temp(
+        "bad.tess",
+        "let A = (4,8):(1,4)\n\nassert injective(A, (4,8):(1\n",
+    );
     let out = tessera(&["check", p.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(3));
     let err = String::from_utf8(out.stderr).unwrap();
@@ -68,7 +97,10 @@ fn bad_input_points_at_line_and_column() {
 
     let p = temp("prop.tess", "assert injectiv((4,8))\n");
     let err = String::from_utf8(tessera(&["check", p.to_str().unwrap()]).stderr).unwrap();
-    assert!(err.contains("prop.tess:1:8: unknown property 'injectiv'"), "{err}");
+    assert!(
+        err.contains("prop.tess:1:8: unknown property 'injectiv'"),
+        "{err}"
+    );
 
     let p = temp("param.tess", "param M where M % 0 == 0\n");
     assert_eq!(tessera(&["check", p.to_str().unwrap()]).status.code(), Some(3));
@@ -83,7 +115,10 @@ fn timeouts_are_unknown_and_exit_2() {
     assert_eq!(out.status.code(), Some(2));
     let j: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(j["results"][0]["verdict"], "unknown");
-    assert!(j["results"][0]["reason"].as_str().unwrap().contains("timeout"), "{j}");
+    assert!(
+        j["results"][0]["reason"].as_str().unwrap().contains("timeout"),
+        "{j}"
+    );
 }
 
 #[test]
@@ -91,10 +126,18 @@ fn junit_report_lists_every_assertion() {
     let dir = std::env::temp_dir().join(format!("tessera-junit-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let xml = dir.join("report.xml");
-    let out = tessera(&["check", "--junit", xml.to_str().unwrap(), "examples/broken/bank_conflict.tess"]);
+    let out = tessera(&[
+        "check",
+        "--junit",
+        xml.to_str().unwrap(),
+        "examples/broken/bank_conflict.tess",
+    ]);
     assert_eq!(out.status.code(), Some(1));
     let x = std::fs::read_to_string(&xml).unwrap();
-    assert!(x.contains("<testsuite name=\"tessera check\" tests=\"2\" failures=\"1\" errors=\"0\""), "{x}");
+    assert!(
+        x.contains("<testsuite name=\"tessera check\" tests=\"2\" failures=\"1\" errors=\"0\""),
+        "{x}"
+    );
     assert_eq!(x.matches("<testcase ").count(), 2);
     assert!(x.contains("<failure message=\"refuted\">2-way conflict"), "{x}");
 }
@@ -106,7 +149,14 @@ fn prove_one_off_properties() {
     let out = tessera(&["prove", "injective", "(4,8):(2,1)"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stdout).contains("L(2) == L(9) == 4"));
-    let out = tessera(&["prove", "conflict_degree", "(8,64):(64,1)", "((8,4),8):((1,64),8)", "elem=2", "access=16"]);
+    let out = tessera(&[
+        "prove",
+        "conflict_degree",
+        "(8,64):(64,1)",
+        "((8,4),8):((1,64),8)",
+        "elem=2",
+        "access=16",
+    ]);
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("8-way: threads"));
     let out = tessera(&[
         "prove",
@@ -116,6 +166,11 @@ fn prove_one_off_properties() {
         "coalesce((M,4):(1,M))",
         "(M,4):(1,M)",
     ]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     assert_eq!(tessera(&["prove", "injectiv", "(4,8)"]).status.code(), Some(3));
 }

@@ -16,12 +16,12 @@ mod parse;
 mod props;
 pub mod report;
 
-pub use parse::{load, CheckError, CheckFile};
+pub use parse::{CheckError, CheckFile, load};
 
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
-use tessera_verifier::{prove, Options, Property, Verdict};
+use tessera_verifier::{Options, Property, Verdict, prove};
 
 /// One assertion of a check file.
 #[derive(Clone, Debug)]
@@ -62,7 +62,9 @@ pub fn run(assertions: &[Assertion], opts: &Options, threads: usize) -> Vec<Outc
                     let k = next.fetch_add(1, Ordering::Relaxed);
                     let Some(a) = assertions.get(k) else { break };
                     let t0 = Instant::now();
-                    let verdict = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| prove(&a.property, opts))) {
+                    let verdict = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        prove(&a.property, opts)
+                    })) {
                         Ok(v) => v,
                         Err(_) => Verdict::Internal("the prover panicked".into()),
                     };
@@ -80,7 +82,12 @@ pub fn run(assertions: &[Assertion], opts: &Options, threads: usize) -> Vec<Outc
             });
         }
     });
-    results.into_inner().unwrap_or_default().into_iter().flatten().collect()
+    results
+        .into_inner()
+        .unwrap_or_default()
+        .into_iter()
+        .flatten()
+        .collect()
 }
 
 /// The exit code of a set of outcomes (design.md): 0 all proved, 1 something refuted,

@@ -1,12 +1,12 @@
 //! Reading check files: `param`, `let` and `assert` lines, `#` comments.
 
-use super::props::property;
 use super::Assertion;
+use super::props::property;
 use std::fmt;
-use tessera_ir::eval::{eval_expr, Env, Session};
+use tessera_ir::Error;
+use tessera_ir::eval::{Env, Session, eval_expr};
 use tessera_ir::sym::SymInt;
 use tessera_ir::text::parse_expr;
-use tessera_ir::Error;
 
 /// A bad check file: where, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -79,7 +79,12 @@ pub fn load(path: &str, src: &str) -> Result<CheckFile, CheckError> {
                     Error::Parse(p) => off + p.col,
                     _ => off,
                 };
-                return Err(err(k + 1, col, e.to_string().lines().next().unwrap_or_default().to_string(), raw));
+                return Err(err(
+                    k + 1,
+                    col,
+                    e.to_string().lines().next().unwrap_or_default().to_string(),
+                    raw,
+                ));
             }
             decls.push(rest.to_string());
         }
@@ -101,8 +106,16 @@ pub fn load(path: &str, src: &str) -> Result<CheckFile, CheckError> {
                 return Err(err(line, indent + 4, "expected 'let NAME = EXPR'".into(), raw));
             };
             let name = name.trim();
-            if name.is_empty() || !name.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_') || name.starts_with(|ch: char| ch.is_ascii_digit()) {
-                return Err(err(line, indent + 4, format!("'{name}' is not a valid name"), raw));
+            if name.is_empty()
+                || !name.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
+                || name.starts_with(|ch: char| ch.is_ascii_digit())
+            {
+                return Err(err(
+                    line,
+                    indent + 4,
+                    format!("'{name}' is not a valid name"),
+                    raw,
+                ));
             }
             if tessera_ir::eval::is_reserved(name) {
                 return Err(err(line, indent + 4, format!("'{name}' is a built-in name"), raw));
@@ -115,12 +128,25 @@ pub fn load(path: &str, src: &str) -> Result<CheckFile, CheckError> {
         if let Some(rest) = t.strip_prefix("assert ") {
             let off = indent + "assert ".len();
             let p = property(rest, off, &env).map_err(|(col, msg)| err(line, col, msg, raw))?;
-            assertions.push(Assertion { file: path.to_string(), line, text: rest.trim().to_string(), property: p });
+            assertions.push(Assertion {
+                file: path.to_string(),
+                line,
+                text: rest.trim().to_string(),
+                property: p,
+            });
             continue;
         }
-        return Err(err(line, indent, "expected 'param', 'let' or 'assert'".into(), raw));
+        return Err(err(
+            line,
+            indent,
+            "expected 'param', 'let' or 'assert'".into(),
+            raw,
+        ));
     }
-    Ok(CheckFile { path: path.to_string(), assertions })
+    Ok(CheckFile {
+        path: path.to_string(),
+        assertions,
+    })
 }
 
 /// Evaluates `text`, which starts at byte `off` of its line; errors carry a line column.

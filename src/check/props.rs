@@ -1,10 +1,10 @@
 //! Assertions: property names and their arguments.
 
 use super::parse::locate;
-use tessera_ir::eval::{eval_expr, Env, Value};
-use tessera_ir::sym::SymInt;
-use tessera_ir::text::{parse_expr, Expr, ExprKind};
 use tessera_ir::Int;
+use tessera_ir::eval::{Env, Value, eval_expr};
+use tessera_ir::sym::SymInt;
+use tessera_ir::text::{Expr, ExprKind, parse_expr};
 use tessera_verifier::bank::{Bank, Cmp};
 use tessera_verifier::{Func, Property};
 
@@ -23,7 +23,10 @@ pub const PROPERTIES: &[(&str, &str)] = &[
     ("contiguous", "L"),
     ("vectorizable", "L, v"),
     ("bank_conflict_free", "Smem, TV, elem=BYTES, access=BYTES"),
-    ("conflict_degree", "Smem, TV, elem=BYTES, access=BYTES) == n  (or <=, <, >=, >"),
+    (
+        "conflict_degree",
+        "Smem, TV, elem=BYTES, access=BYTES) == n  (or <=, <, >=, >",
+    ),
 ];
 
 type E = (usize, String);
@@ -61,7 +64,12 @@ fn split_cmp(text: &str) -> Option<(&str, Cmp, &str, usize)> {
 pub(super) fn property(text: &str, off: usize, env: &Env<SymInt>) -> Result<Property, E> {
     let (call, cmp) = match split_cmp(text) {
         Some((call, op, rhs, roff)) => {
-            let n = rhs.trim().parse::<i64>().map_err(|_| (off + roff, format!("expected an integer after the comparison, found '{}'", rhs.trim())))?;
+            let n = rhs.trim().parse::<i64>().map_err(|_| {
+                (
+                    off + roff,
+                    format!("expected an integer after the comparison, found '{}'", rhs.trim()),
+                )
+            })?;
             (call, Some((op, n)))
         }
         None => (text, None),
@@ -90,13 +98,23 @@ pub(super) fn property(text: &str, off: usize, env: &Env<SymInt>) -> Result<Prop
     };
     let arity = |lo: usize, hi: usize| -> Result<(), E> {
         if pos.len() < lo || pos.len() > hi {
-            let want = if lo == hi { lo.to_string() } else { format!("{lo} to {hi}") };
-            return Err((off + e.col, format!("{name} takes {want} arguments, got {}", pos.len())));
+            let want = if lo == hi {
+                lo.to_string()
+            } else {
+                format!("{lo} to {hi}")
+            };
+            return Err((
+                off + e.col,
+                format!("{name} takes {want} arguments, got {}", pos.len()),
+            ));
         }
         Ok(())
     };
     if cmp.is_some() && name != "conflict_degree" {
-        return Err((off, format!("only conflict_degree(...) is compared with a number, not {name}")));
+        return Err((
+            off,
+            format!("only conflict_degree(...) is compared with a number, not {name}"),
+        ));
     }
     let is_bank = name == "bank_conflict_free" || name == "conflict_degree";
     if !is_bank && let Some((k, v)) = kw.first() {
@@ -138,7 +156,11 @@ pub(super) fn property(text: &str, off: usize, env: &Env<SymInt>) -> Result<Prop
         }
         "complement_valid" => {
             arity(2, 3)?;
-            Property::ComplementValid(func(pos[0])?, func(pos[1])?, pos.get(2).map(|x| int(x)).transpose()?)
+            Property::ComplementValid(
+                func(pos[0])?,
+                func(pos[1])?,
+                pos.get(2).map(|x| int(x)).transpose()?,
+            )
         }
         "composition_valid" => {
             arity(3, 3)?;
@@ -150,7 +172,12 @@ pub(super) fn property(text: &str, off: usize, env: &Env<SymInt>) -> Result<Prop
         }
         "vectorizable" => {
             arity(2, 2)?;
-            let v = int(pos[1])?.as_const().ok_or_else(|| (off + pos[1].col, "the vector width must be a constant".to_string()))?;
+            let v = int(pos[1])?.as_const().ok_or_else(|| {
+                (
+                    off + pos[1].col,
+                    "the vector width must be a constant".to_string(),
+                )
+            })?;
             Property::Vectorizable(func(pos[0])?, v)
         }
         "bank_conflict_free" | "conflict_degree" => {
@@ -158,14 +185,26 @@ pub(super) fn property(text: &str, off: usize, env: &Env<SymInt>) -> Result<Prop
             let mut elem = 4;
             let mut access = None;
             for (k, v) in &kw {
-                let n = int(v)?.as_const().ok_or_else(|| (off + v.col, format!("{k} must be a constant")))?;
+                let n = int(v)?
+                    .as_const()
+                    .ok_or_else(|| (off + v.col, format!("{k} must be a constant")))?;
                 match *k {
                     "elem" => elem = n,
                     "access" => access = Some(n),
-                    other => return Err((off + v.col, format!("unknown keyword '{other}=' (elem=, access=)"))),
+                    other => {
+                        return Err((
+                            off + v.col,
+                            format!("unknown keyword '{other}=' (elem=, access=)"),
+                        ));
+                    }
                 }
             }
-            let b = Bank { smem: func(pos[0])?, tv: func(pos[1])?, elem, access: access.unwrap_or(elem) };
+            let b = Bank {
+                smem: func(pos[0])?,
+                tv: func(pos[1])?,
+                elem,
+                access: access.unwrap_or(elem),
+            };
             match (name.as_str(), cmp) {
                 ("bank_conflict_free", _) => Property::BankConflictFree(b),
                 (_, Some((op, n))) => Property::ConflictDegree(b, op, n),
@@ -174,7 +213,10 @@ pub(super) fn property(text: &str, off: usize, env: &Env<SymInt>) -> Result<Prop
         }
         other => {
             let names: Vec<&str> = PROPERTIES.iter().map(|p| p.0).collect();
-            return Err((off + e.col, format!("unknown property '{other}' (one of: {})", names.join(", "))));
+            return Err((
+                off + e.col,
+                format!("unknown property '{other}' (one of: {})", names.join(", ")),
+            ));
         }
     };
     Ok(p)

@@ -1,7 +1,7 @@
 //! Reports: text lines, JSON, and JUnit XML for CI systems.
 
 use super::Outcome;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use std::time::Duration;
 use tessera_verifier::Verdict;
 
@@ -45,7 +45,11 @@ pub fn text(outcomes: &[Outcome], wall: Duration, threads: usize) -> String {
         "{} assertion{}: {p} proved, {r} refuted, {u} unknown{} ({:.2} s on {threads} thread{})\n",
         outcomes.len(),
         if outcomes.len() == 1 { "" } else { "s" },
-        if i > 0 { format!(", {i} internal errors") } else { String::new() },
+        if i > 0 {
+            format!(", {i} internal errors")
+        } else {
+            String::new()
+        },
         wall.as_secs_f64(),
         if threads == 1 { "" } else { "s" }
     ));
@@ -89,7 +93,10 @@ pub fn json(outcomes: &[Outcome], wall: Duration, threads: usize) -> Value {
 }
 
 fn xml(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 /// JUnit XML: one test case per assertion; refuted is a failure, unknown an error.
@@ -111,9 +118,18 @@ pub fn junit(outcomes: &[Outcome], wall: Duration) -> String {
         ));
         match &o.verdict {
             Verdict::Proved => s.push_str("/>\n"),
-            Verdict::Refuted(c) => s.push_str(&format!(">\n      <failure message=\"refuted\">{}</failure>\n    </testcase>\n", xml(&c.to_string()))),
-            Verdict::Unknown(m) => s.push_str(&format!(">\n      <error message=\"unknown\">{}</error>\n    </testcase>\n", xml(m))),
-            Verdict::Internal(m) => s.push_str(&format!(">\n      <error message=\"internal error\">{}</error>\n    </testcase>\n", xml(m))),
+            Verdict::Refuted(c) => s.push_str(&format!(
+                ">\n      <failure message=\"refuted\">{}</failure>\n    </testcase>\n",
+                xml(&c.to_string())
+            )),
+            Verdict::Unknown(m) => s.push_str(&format!(
+                ">\n      <error message=\"unknown\">{}</error>\n    </testcase>\n",
+                xml(m)
+            )),
+            Verdict::Internal(m) => s.push_str(&format!(
+                ">\n      <error message=\"internal error\">{}</error>\n    </testcase>\n",
+                xml(m)
+            )),
         }
     }
     s.push_str("  </testsuite>\n</testsuites>\n");
