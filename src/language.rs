@@ -23,6 +23,8 @@ FUNCTIONS
   flatten wrap unwrap size cosize rank depth shape stride coshape coprofile product
   product_each prefix_product inner_product idx2crd crd2idx congruent weakly_congruent
   compatible common_refinement common_coarsening repeat_like lift
+  Views (each prints as a view OFF o L): tile_view narrow permute broadcast diagonal
+  local_tile local_partition, select(L, dim, i), and slicing L[2:4, ::-1]
 
 EXAMPLES
   tessera eval 'composition((6,2):(8,2), (4,3):(3,1))'     ((2,2),3):((24,2),8)
@@ -33,6 +35,8 @@ EXAMPLES
   tessera eval '(3,(2,4)):(2,(1,6))(17)'                     17
   tessera eval 'recast((4,4):(4,1), 1/2)'                   (4,8):(8,1)
   tessera eval 'Sw<3,0,3>(9)'                                8
+  tessera eval 'tile_view((4,4):(4,1), (2,0), (2,4))'        8 o (2,4):(4,1)
+  tessera eval 'local_partition((6,8), (2,2), 1)'           1 o (3,4):(2,12)
   echo 'coalesce((2,4):(1,2))' | tessera eval --batch -
 
 EXIT CODES

@@ -26,6 +26,7 @@ pub mod stride;
 pub mod swizzle;
 pub mod sym;
 pub mod text;
+pub mod view;
 
 pub use error::{Error, ParseError, Result};
 pub use eval::{Env, Value, eval_str, parse_int_tuple, parse_layout};
@@ -34,3 +35,4 @@ pub use int::Int;
 pub use layout::Layout;
 pub use stride::{Basis, Codomain, Stride};
 pub use swizzle::{ComposedLayout, Swizzle};
+pub use view::{MemoryOrder, Tensor, TensorView, TensorViewMut, ViewError};

@@ -40,7 +40,7 @@ pub const BUILTINS: &[(&str, &str)] = &[
     ("make_basis_like", "shape"),
     ("tiler_to_layout", "tiler"),
     ("max_common_vector", "A, B"),
-    ("select", "x, (i, j, ...)"),
+    ("select", "x, (i, j, ...) | L, dim, i (a view)"),
     ("take", "x, begin, end"),
     ("get", "x, i, j, ..."),
     ("flatten", "x"),
@@ -69,6 +69,17 @@ pub const BUILTINS: &[(&str, &str)] = &[
     ("fmod", "a, b (floor remainder)"),
     ("repeat_like", "x, profile"),
     ("lift", "x, i, j, ..."),
+    // Views (eval/views.rs): each returns a view `OFF o L`.
+    ("tile_view", "L, offset [, shape]"),
+    ("narrow", "L, dim, start, len"),
+    ("permute", "L, (p0, p1, ...)"),
+    ("broadcast", "L, dims"),
+    ("diagonal", "L, (a, b) | ((a, b), (c, d), ...)"),
+    ("local_tile", "L, tiler, coord"),
+    (
+        "local_partition",
+        "L, threads (layout or shape), thread index or coordinate",
+    ),
 ];
 
 fn arity(src: &str, e: &Expr, name: &str, args: &[Expr], lo: usize, hi: usize) -> Result<()> {
@@ -246,6 +257,10 @@ pub(super) fn call<I: Int>(name: &str, args: &[Expr], env: &Env<I>, src: &str, e
                 &ev(0)?.to_layout()?,
                 &ev(1)?.to_layout()?,
             )?))
+        }
+        "select" if args.len() == 3 => super::views::call(name, args, env, src, e),
+        "tile_view" | "narrow" | "permute" | "broadcast" | "diagonal" | "local_tile" | "local_partition" => {
+            super::views::call(name, args, env, src, e)
         }
         "select" => {
             ar(2, 2)?;
@@ -502,7 +517,7 @@ fn closest(name: &str) -> Option<&'static str> {
         .map(|(_, n)| n)
 }
 
-/// `x[...]`: slices (views) are the subject of the views module.
+/// `x[...]`: Python-like slicing of a layout or a view (see `views.rs`).
 pub(super) fn slice<I: Int>(
     base: Value<I>,
     items: &[SliceItem],
@@ -510,10 +525,5 @@ pub(super) fn slice<I: Int>(
     src: &str,
     e: &Expr,
 ) -> Result<Value<I>> {
-    let _ = (items, env);
-    Err(at(
-        src,
-        e,
-        format!("slicing {} is not supported yet", base.kind()),
-    ))
+    super::views::slice(base, items, env, src, e)
 }

@@ -263,9 +263,11 @@ pub fn eval_expr<I: Int>(e: &Expr, env: &Env<I>, src: &str) -> Result<Value<I>> 
             }
             builtins::call(name, args, env, src, e)
         }
-        ExprKind::Keyword(n, _) => {
-            Err(at(src, e, format!("keyword argument '{n}=' is only allowed in a property assertion")))
-        }
+        ExprKind::Keyword(n, _) => Err(at(
+            src,
+            e,
+            format!("keyword argument '{n}=' is only allowed in a property assertion"),
+        )),
         ExprKind::Slice(v, items) => {
             let base = eval_expr(v, env, src)?;
             builtins::slice(base, items, env, src, e)

@@ -300,14 +300,18 @@ impl Parser<'_> {
 
     /// An argument: an expression, or a keyword argument `name=expr` (for properties).
     fn arg(&mut self) -> Result<Expr, ParseError> {
-        if let (Tok::Name(n), Tok::Punct('='), t2) = (self.peek().clone(), self.peek_at(1).clone(), self.peek_at(2))
+        if let (Tok::Name(n), Tok::Punct('='), t2) =
+            (self.peek().clone(), self.peek_at(1).clone(), self.peek_at(2))
             && *t2 != Tok::Punct('=')
         {
             let col = self.col();
             self.bump();
             self.bump();
             let v = self.expr()?;
-            return Ok(Expr { kind: ExprKind::Keyword(n, Box::new(v)), col });
+            return Ok(Expr {
+                kind: ExprKind::Keyword(n, Box::new(v)),
+                col,
+            });
         }
         self.expr()
     }

@@ -1,0 +1,258 @@
+//! The view builtins of the expression language: the layout-level forms of the tensor views.
+//!
+//! A view value is an offset and a layout, the composed layout `OFF o L` (with a swizzle
+//! `Sw<..> o OFF o L` when the argument was swizzled). A view always prints with its offset,
+//! `0 o (4,4):(4,1)` included, and that text parses back to the same value. The functions
+//! take a layout, a bare shape (its compact layout) or a view, so they chain:
+//!
+//! ```
+//! use tessera_ir::eval_str;
+//! assert_eq!(eval_str("tile_view((4,4):(4,1), (2,0), (2,4))").unwrap(), "8 o (2,4):(4,1)");
+//! assert_eq!(eval_str("(4,4):(4,1)[2:4, ::-1]").unwrap(), "11 o (2,4):(4,-1)");
+//! assert_eq!(eval_str("select(narrow((6,8), 1, 2, 4), 0, 3)").unwrap(), "15 o (4):(6)");
+//! assert_eq!(eval_str("local_tile((6,8):(1,6), (2,2), (1,1))").unwrap(), "14 o (2,2):(1,6)");
+//! assert_eq!(eval_str("local_partition((6,8):(1,6), (2,2), 1)").unwrap(), "1 o (3,4):(2,12)");
+//! ```
+//!
+//! The semantics are those of [`crate::view`]; these functions only convert the arguments.
+
+use super::{Env, Value, at, eval_expr};
+use crate::error::{Error, Result};
+use crate::int::Int;
+use crate::layout::Layout;
+use crate::stride::Stride;
+use crate::swizzle::ComposedLayout;
+use crate::text::{Expr, SliceItem};
+use crate::view::{self, SliceArg, Threads, ViewError, ViewResult};
+
+/// A constant of the expression.
+fn konst<I: Int>(v: &I) -> Result<i64> {
+    v.as_const()
+        .ok_or_else(|| Error::invalid(format!("views need concrete integers, found {v}")))
+}
+
+/// A layout of concrete integers with integer strides.
+fn concrete<I: Int>(l: &Layout<I>) -> Result<Layout<i64>> {
+    let shape = l.shape().try_map(konst)?;
+    let stride = l.stride().try_map(|d| match d {
+        Stride::Int(v) => Ok(Stride::Int(konst(v)?)),
+        _ => Err(Error::from(ViewError::NonIntegerStride(l.to_string()))),
+    })?;
+    Layout::new(shape, stride)
+}
+
+/// The view of a value: a view (composed layout) as it is, a layout or a shape at offset 0.
+fn view_of<I: Int>(v: &Value<I>) -> Result<ComposedLayout<i64>> {
+    match v {
+        // `(Sw<3,3,3> o L)` in parentheses is a one-element tuple of the view.
+        Value::Tuple(items) if items.len() == 1 && is_view_like(&items[0]) => view_of(&items[0]),
+        Value::Composed(c) => Ok(ComposedLayout {
+            swizzle: c.swizzle,
+            offset: konst(&c.offset)?,
+            inner: concrete(&c.inner)?,
+        }),
+        v => Ok(view::unswizzled(0, concrete(&v.to_layout()?)?)),
+    }
+}
+
+/// A layout or a view (not a bare shape).
+fn is_view_like<I: Int>(v: &Value<I>) -> bool {
+    match v {
+        Value::Layout(_) | Value::Composed(_) => true,
+        Value::Tuple(items) => items.len() == 1 && is_view_like(&items[0]),
+        _ => false,
+    }
+}
+
+/// The value of a view.
+fn value_of<I: Int>(c: ComposedLayout<i64>) -> Result<Value<I>> {
+    let shape = c.inner.shape().map(|&s| I::lit(s));
+    let stride = c.inner.stride().try_map(|d| match d {
+        Stride::Int(v) => Ok(Stride::Int(I::lit(*v))),
+        _ => Err(Error::from(ViewError::NonIntegerStride(c.inner.to_string()))),
+    })?;
+    Ok(Value::Composed(ComposedLayout {
+        swizzle: c.swizzle,
+        offset: I::lit(c.offset),
+        inner: Layout::new(shape, stride)?,
+    }))
+}
+
+/// Names the builtin in a view error; algebra errors keep their own form.
+fn named(name: &str, e: ViewError) -> Error {
+    match e {
+        ViewError::Algebra(e) => e,
+        e => Error::invalid(format!("{name}: {e}")),
+    }
+}
+
+/// `(i, j, ...)` or a single index.
+fn indices<I: Int>(v: &Value<I>) -> Result<Vec<usize>> {
+    match v {
+        Value::Tuple(items) => items.iter().map(Value::to_index).collect(),
+        v => Ok(vec![v.to_index()?]),
+    }
+}
+
+/// `(a, b)` or `((a, b), (c, d), ...)`.
+fn pairs<I: Int>(v: &Value<I>) -> Result<Vec<(usize, usize)>> {
+    let pair = |v: &Value<I>| -> Result<(usize, usize)> {
+        match v {
+            Value::Tuple(p) if p.len() == 2 => Ok((p[0].to_index()?, p[1].to_index()?)),
+            v => Err(Error::invalid(format!(
+                "diagonal: expected a pair of axes (a, b), found {v}"
+            ))),
+        }
+    };
+    match v {
+        Value::Tuple(items) if items.iter().all(|x| matches!(x, Value::Tuple(_))) => {
+            items.iter().map(pair).collect()
+        }
+        v => Ok(vec![pair(v)?]),
+    }
+}
+
+/// A `tile_view` offset entry: an integer selects, `_` keeps the whole dimension.
+fn offset_entry<I: Int>(v: &Value<I>) -> Result<SliceArg> {
+    match v {
+        Value::Keep => Ok(SliceArg::full()),
+        Value::Int(i) => Ok(SliceArg::Index(konst(i)?)),
+        v => Err(Error::invalid(format!(
+            "tile_view: offset entries are integers or '_', found {v}"
+        ))),
+    }
+}
+
+/// Calls the view builtin `name`: `select` with three arguments, `tile_view`, `narrow`,
+/// `permute`, `broadcast`, `diagonal`, `local_tile`, `local_partition`.
+pub(super) fn call<I: Int>(name: &str, args: &[Expr], env: &Env<I>, src: &str, e: &Expr) -> Result<Value<I>> {
+    let arity = |lo: usize, hi: usize| -> Result<()> {
+        if args.len() < lo || args.len() > hi {
+            let want = if lo == hi {
+                format!("{lo}")
+            } else {
+                format!("{lo} to {hi}")
+            };
+            return Err(at(
+                src,
+                e,
+                format!("{name} takes {want} arguments, got {}", args.len()),
+            ));
+        }
+        Ok(())
+    };
+    let ev = |k: usize| eval_expr(&args[k], env, src);
+    let run = |r: ViewResult<ComposedLayout<i64>>| r.map_err(|err| named(name, err)).and_then(value_of);
+    match name {
+        "select" => {
+            arity(3, 3)?;
+            let v = view_of(&ev(0)?)?;
+            run(view::select(&v, ev(1)?.to_index()?, ev(2)?.to_index()?))
+        }
+        "narrow" => {
+            arity(4, 4)?;
+            let v = view_of(&ev(0)?)?;
+            run(view::narrow(
+                &v,
+                ev(1)?.to_index()?,
+                ev(2)?.to_index()?,
+                ev(3)?.to_index()?,
+            ))
+        }
+        "permute" => {
+            arity(2, 2)?;
+            let v = view_of(&ev(0)?)?;
+            run(view::permute(&v, &indices(&ev(1)?)?))
+        }
+        "broadcast" => {
+            arity(2, 2)?;
+            let v = view_of(&ev(0)?)?;
+            run(view::broadcast(&v, &indices(&ev(1)?)?))
+        }
+        "diagonal" => {
+            arity(2, 2)?;
+            let v = view_of(&ev(0)?)?;
+            run(view::diagonal(&v, &pairs(&ev(1)?)?))
+        }
+        "tile_view" => {
+            arity(2, 3)?;
+            let v = view_of(&ev(0)?)?;
+            let offset: Vec<SliceArg> = match ev(1)? {
+                Value::Tuple(items) => items.iter().map(offset_entry).collect::<Result<_>>()?,
+                x => vec![offset_entry(&x)?],
+            };
+            let shape = if args.len() == 3 {
+                Some(indices(&ev(2)?)?)
+            } else {
+                None
+            };
+            run(view::tile_view(&v, &offset, shape.as_deref()))
+        }
+        "local_tile" => {
+            arity(3, 3)?;
+            let v = view_of(&ev(0)?)?;
+            let tiler = ev(1)?.to_tiler()?;
+            let tiler = tiler_concrete(&tiler)?;
+            let coord = ev(2)?.to_int_tuple()?.try_map(konst)?;
+            run(view::local_tile(&v, &tiler, &coord))
+        }
+        "local_partition" => {
+            arity(3, 3)?;
+            let v = view_of(&ev(0)?)?;
+            let threads = match ev(1)? {
+                Value::Layout(l) => Threads::Layout(concrete(&l)?),
+                x => Threads::Shape(x.to_int_tuple()?.try_map(konst)?),
+            };
+            let thread = ev(2)?.to_int_tuple()?.try_map(konst)?;
+            run(view::local_partition(&v, &threads, &thread))
+        }
+        _ => Err(at(src, e, format!("unknown view function '{name}'"))),
+    }
+}
+
+/// A tiler of concrete layouts.
+fn tiler_concrete<I: Int>(t: &crate::algebra::Tiler<I>) -> Result<crate::algebra::Tiler<i64>> {
+    use crate::algebra::Tiler;
+    Ok(match t {
+        Tiler::Keep => Tiler::Keep,
+        Tiler::Layout(l) => Tiler::Layout(concrete(l)?),
+        Tiler::Tuple(ts) => Tiler::Tuple(ts.iter().map(tiler_concrete).collect::<Result<_>>()?),
+    })
+}
+
+/// `x[items]`: Python-like slicing of a layout, a shape or a view.
+pub(super) fn slice<I: Int>(
+    base: Value<I>,
+    items: &[SliceItem],
+    env: &Env<I>,
+    src: &str,
+    e: &Expr,
+) -> Result<Value<I>> {
+    if !is_view_like(&base) {
+        return Err(at(
+            src,
+            e,
+            format!(
+                "only layouts and views can be sliced, not {} ({base}); write the layout as shape:stride",
+                base.kind()
+            ),
+        ));
+    }
+    let part = |x: &Option<Expr>| -> Result<Option<i64>> {
+        match x {
+            None => Ok(None),
+            Some(x) => Ok(Some(konst(&eval_expr(x, env, src)?.to_int()?)?)),
+        }
+    };
+    let args: Vec<SliceArg> = items
+        .iter()
+        .map(|it| match it {
+            SliceItem::Index(x) => Ok(SliceArg::Index(konst(&eval_expr(x, env, src)?.to_int()?)?)),
+            SliceItem::Range(a, b, c) => Ok(SliceArg::range(part(a)?, part(b)?, part(c)?)),
+        })
+        .collect::<Result<_>>()?;
+    let v = view_of(&base)?;
+    view::slice(&v, &args)
+        .map_err(|err| named("slice", err))
+        .and_then(value_of)
+}

@@ -1,0 +1,333 @@
+//! CuTe's `local_tile` and `local_partition` (MoYe.jl's `@tile` and `@parallelize`, seed
+//! `001_*`).
+//!
+//! * `local_tile(v, tiler, coord)` is CuTe's `inner_partition`: `zipped_divide(v, tiler)` gives
+//!   `((tile), (rest))` (each mode's complement taken against the mode's size, see
+//!   [`local_tile`]); the rest mode is sliced at `coord` and the tile modes are kept. An
+//!   integer `coord` is a linear index into the whole rest mode; a tuple gives one
+//!   coordinate per rest mode, and rest modes past it are kept after the tile modes.
+//! * `local_partition(v, threads, thread)` is CuTe's `outer_partition` by
+//!   `product_each(shape(threads))` at the thread's coordinate: the tile mode is sliced at
+//!   the thread's coordinate and the rest modes are kept, so a thread gets every
+//!   `shape(threads)[k]`-th element of dimension `k`. An integer `thread` is a thread index
+//!   mapped to its coordinate as CuTe's `get_flat_coord` does (for each leaf `s:d` of the
+//!   thread layout, `(idx / d) % s`), and must be reached by the thread layout; a tuple is the
+//!   thread's coordinate itself. A bare shape is the compact (column-major) thread layout.
+//!
+//! The examples of seed `001_*`, with 0-based indices (MoYe's are 1-based):
+//!
+//! ```
+//! use tessera_ir::{parse_layout, parse_int_tuple, HTuple, algebra::Tiler};
+//! use tessera_ir::view::{self, local::{local_tile, local_partition, Threads}};
+//! let a = view::unswizzled(0, parse_layout("(6,8):(1,6)").unwrap());
+//! let tiler = Tiler::from_shape(&parse_int_tuple("(2,2)").unwrap());
+//! let t = local_tile(&a, &tiler, &parse_int_tuple("(0,0)").unwrap()).unwrap();
+//! assert_eq!(t.to_string(), "0 o (2,2):(1,6)");
+//! let p = local_partition(&a, &Threads::Shape(parse_int_tuple("(2,2)").unwrap()),
+//!     &parse_int_tuple("(0,0)").unwrap()).unwrap();
+//! assert_eq!(p.to_string(), "0 o (3,4):(2,12)");
+//! let p = local_partition(&a, &Threads::Layout(parse_layout("(2,2):(2,1)").unwrap()),
+//!     &HTuple::leaf(1)).unwrap();
+//! assert_eq!(p.to_string(), "6 o (3,4):(2,12)"); // elements 7 19 31 43 / 9 21 ... (1-based values)
+//! ```
+
+use super::error::{ViewError, ViewResult};
+use super::ops::{eval_int, int_leaves, shifted};
+use crate::algebra::{Tiler, complement, composition, zipped_divide};
+use crate::error::Error;
+use crate::htuple::HTuple;
+use crate::layout::Layout;
+use crate::shape;
+use crate::swizzle::ComposedLayout;
+
+/// The threads of `local_partition`: a thread layout, or a shape (its compact column-major
+/// layout).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Threads {
+    /// A thread layout: thread coordinates to thread indices.
+    Layout(Layout<i64>),
+    /// A thread shape, laid out column-major.
+    Shape(HTuple<i64>),
+}
+
+impl From<Layout<i64>> for Threads {
+    fn from(l: Layout<i64>) -> Self {
+        Threads::Layout(l)
+    }
+}
+
+impl From<HTuple<i64>> for Threads {
+    fn from(s: HTuple<i64>) -> Self {
+        Threads::Shape(s)
+    }
+}
+
+impl Threads {
+    /// The thread layout.
+    pub fn layout(&self) -> ViewResult<Layout<i64>> {
+        match self {
+            Threads::Layout(l) => Ok(l.clone()),
+            Threads::Shape(s) => Ok(Layout::compact(s)?),
+        }
+    }
+}
+
+/// `m` at the coordinate `c` (an index, or a coordinate weakly congruent with `m`'s shape),
+/// with every coordinate checked against its extent.
+fn eval_checked(m: &Layout<i64>, c: &HTuple<i64>, what: &str) -> ViewResult<i64> {
+    let size = m.size()?;
+    if let Some(&i) = c.as_leaf() {
+        if !(0..size).contains(&i) {
+            return Err(ViewError::IndexOutOfRange {
+                what: what.to_string(),
+                index: i,
+                size,
+            });
+        }
+        return eval_int(m, i);
+    }
+    let nat = shape::idx2crd(c, m.shape())?;
+    for (x, s) in nat.leaves().iter().zip(m.flat_shape()) {
+        if !(0..*s).contains(x) {
+            return Err(ViewError::IndexOutOfRange {
+                what: format!("{what} (coordinate {c} of shape {})", m.shape()),
+                index: *x,
+                size: *s,
+            });
+        }
+    }
+    match m.eval(c)? {
+        crate::stride::Stride::Int(v) => Ok(v),
+        _ => Err(ViewError::NonIntegerStride(m.to_string())),
+    }
+}
+
+/// The `(tile, rest)` split of one mode by a layout tiler `b`: `(M ∘ b, M ∘ c)` with
+/// `c = complement(b, size(M))`.
+fn divide_mode(m: &Layout<i64>, b: &Layout<i64>) -> ViewResult<(Layout<i64>, Layout<i64>)> {
+    let size = m.size()?;
+    let c = complement(b, Some(&HTuple::leaf(size))).map_err(|e| e.in_op("logical_divide"))?;
+    let tile = composition(m, b).map_err(|e| e.in_op("logical_divide"))?;
+    let rest = composition(m, &c).map_err(|e| e.in_op("logical_divide"))?;
+    Ok((tile, rest))
+}
+
+/// `(tile, rest)` of `zipped_divide(inner, tiler)`, where each mode's complement is taken
+/// against the mode's size.
+///
+/// CuTe takes it against the mode's shape, which over-extends the rest when a tile does not
+/// align with the mode's leaves: dividing the mode `(4,3):(1,4)` by `3` gives CuTe a rest of 6
+/// tiles of 3 for 12 elements (the last two past the mode); here it has 4. Both agree
+/// wherever the tile aligns with the leaves.
+fn tile_and_rest(inner: &Layout<i64>, tiler: &Tiler<i64>) -> ViewResult<(Layout<i64>, Layout<i64>)> {
+    match tiler {
+        Tiler::Keep => Ok((inner.clone(), Layout::leaf(1, 0))),
+        Tiler::Layout(b) => divide_mode(inner, b),
+        Tiler::Tuple(ts) => {
+            let modes = inner.modes();
+            if ts.len() > modes.len() {
+                return Err(ViewError::Algebra(Error::cond(
+                    "zipped_divide",
+                    format!(
+                        "tiler has {} modes but {inner} has rank {}",
+                        ts.len(),
+                        modes.len()
+                    ),
+                )));
+            }
+            let (mut tiles, mut rests) = (Vec::new(), Vec::new());
+            for (k, m) in modes.into_iter().enumerate() {
+                match ts.get(k) {
+                    Some(Tiler::Keep) => {
+                        tiles.push(m);
+                        rests.push(Layout::leaf(1, 0));
+                    }
+                    Some(Tiler::Layout(b)) => {
+                        let (t, r) = divide_mode(&m, b)?;
+                        tiles.push(t);
+                        rests.push(r);
+                    }
+                    Some(t @ Tiler::Tuple(_)) => {
+                        // A by-mode tiler inside a mode: CuTe's divide of that mode.
+                        let z = zipped_divide(&m, t)?;
+                        match (z.rank(), z.mode(0), z.mode(1)) {
+                            (2, Some(t), Some(r)) => {
+                                tiles.push(t);
+                                rests.push(r);
+                            }
+                            _ => {
+                                return Err(ViewError::Algebra(Error::invalid(format!(
+                                    "zipped_divide({m}, {t}) = {z} is not a (tile, rest) pair"
+                                ))));
+                            }
+                        }
+                    }
+                    None => rests.push(m),
+                }
+            }
+            Ok((Layout::concat(tiles), Layout::concat(rests)))
+        }
+    }
+}
+
+/// CuTe's `local_tile(v, tiler, coord)` (`@tile`): the tile of `v` at `coord` in the grid of
+/// tiles that `zipped_divide(v, tiler)` makes.
+///
+/// The divide takes each mode's complement against the mode's size, where CuTe takes it
+/// against the mode's shape: the two agree whenever the tile aligns with the mode's leaves,
+/// and otherwise CuTe's grid over-extends (dividing a mode `(4,3):(1,4)` by 3 makes 6 tiles
+/// of 3 for 12 elements in CuTe, 4 here). As in CuTe, a tile that does not divide its
+/// dimension runs past it at the border; predicate with
+/// [`identity_tensor`](super::identity_tensor).
+///
+/// Errors: the divide's own errors ([`ViewError::Algebra`]), [`ViewError::TooManyIndices`]
+/// when `coord` has more modes than the grid, [`ViewError::IndexOutOfRange`] for a coordinate
+/// outside the grid.
+pub fn local_tile(
+    v: &ComposedLayout<i64>,
+    tiler: &Tiler<i64>,
+    coord: &HTuple<i64>,
+) -> ViewResult<ComposedLayout<i64>> {
+    int_leaves(&v.inner)?;
+    let (tile, rest) = tile_and_rest(&v.inner, tiler)?;
+    let mut modes: Vec<Layout<i64>> = tile.modes().into_vec();
+    let delta = if coord.is_leaf() {
+        eval_checked(&rest, coord, "the tile index")?
+    } else {
+        let rm = rest.modes();
+        if coord.rank() > rm.len() {
+            return Err(ViewError::TooManyIndices {
+                given: coord.rank(),
+                ndim: rm.len(),
+            });
+        }
+        let mut delta = 0i64;
+        for (k, c) in coord.modes().iter().enumerate() {
+            let d = eval_checked(&rm[k], c, &format!("tile grid axis {k}"))?;
+            delta = delta
+                .checked_add(d)
+                .ok_or_else(|| ViewError::overflow(format!("offset {delta} + {d}")))?;
+        }
+        modes.extend(rm.into_iter().skip(coord.rank()));
+        delta
+    };
+    shifted(v, delta, Layout::concat(modes))
+}
+
+/// The thread's coordinate in the thread layout, one index per top-level mode (CuTe's
+/// `get_flat_coord` for an index, the coordinate itself for a tuple).
+pub fn thread_coord(threads: &Layout<i64>, thread: &HTuple<i64>) -> ViewResult<Vec<i64>> {
+    let leaves = int_leaves(threads)?;
+    let modes = threads.modes();
+    if let Some(&idx) = thread.as_leaf() {
+        let mut flat = Vec::with_capacity(modes.len());
+        let mut reached = 0i64;
+        let mut leaf = leaves.iter();
+        for m in &modes {
+            let mut c = 0i64;
+            let mut scale = 1i64;
+            for _ in m.flat_shape() {
+                let Some(&(s, d)) = leaf.next() else {
+                    return Err(ViewError::Algebra(Error::invalid("thread layout leaves")));
+                };
+                if d == 0 && s > 1 {
+                    return Err(ViewError::BadThread(format!(
+                        "thread layout {threads} has a stride-0 mode, so thread index {idx} has no unique coordinate"
+                    )));
+                }
+                let x = if d == 0 {
+                    0
+                } else {
+                    idx.div_euclid(d).rem_euclid(s)
+                };
+                let step = x
+                    .checked_mul(d)
+                    .ok_or_else(|| ViewError::overflow(format!("{x} * {d}")))?;
+                reached = reached
+                    .checked_add(step)
+                    .ok_or_else(|| ViewError::overflow(format!("{reached} + {step}")))?;
+                c = x
+                    .checked_mul(scale)
+                    .and_then(|v| v.checked_add(c))
+                    .ok_or_else(|| ViewError::overflow(format!("thread coordinate of {threads}")))?;
+                scale = scale
+                    .checked_mul(s)
+                    .ok_or_else(|| ViewError::overflow(format!("size of {threads}")))?;
+            }
+            flat.push(c);
+        }
+        if reached != idx {
+            return Err(ViewError::BadThread(format!(
+                "thread index {idx} is not reached by thread layout {threads}"
+            )));
+        }
+        return Ok(flat);
+    }
+    if thread.rank() != modes.len() {
+        return Err(ViewError::BadThread(format!(
+            "thread coordinate {thread} has rank {} but thread layout {threads} has rank {}",
+            thread.rank(),
+            modes.len()
+        )));
+    }
+    let mut flat = Vec::with_capacity(modes.len());
+    for (k, (m, c)) in modes.iter().zip(thread.modes().iter()).enumerate() {
+        let s = m.shape();
+        let size = m.size()?;
+        let nat = shape::idx2crd(c, s)?;
+        let inside = if let Some(&i) = c.as_leaf() {
+            (0..size).contains(&i)
+        } else {
+            nat.leaves()
+                .iter()
+                .zip(s.leaves())
+                .all(|(x, e)| (0..*e).contains(x))
+        };
+        if !inside {
+            return Err(ViewError::IndexOutOfRange {
+                what: format!("thread axis {k} (coordinate {c} of shape {s})"),
+                index: c.as_leaf().copied().unwrap_or(-1),
+                size,
+            });
+        }
+        flat.push(shape::crd2idx(c, s)?);
+    }
+    Ok(flat)
+}
+
+/// CuTe's `local_partition(v, threads, thread)` (`@parallelize`): the elements of `v` that
+/// thread `thread` works on when `threads` tile `v` cyclically.
+///
+/// Errors: the divide's own errors ([`ViewError::Algebra`]), [`ViewError::BadThread`] for an
+/// index that the thread layout does not reach or a coordinate of the wrong rank,
+/// [`ViewError::IndexOutOfRange`] for a coordinate outside the thread shape.
+pub fn local_partition(
+    v: &ComposedLayout<i64>,
+    threads: &Threads,
+    thread: &HTuple<i64>,
+) -> ViewResult<ComposedLayout<i64>> {
+    int_leaves(&v.inner)?;
+    let tl = threads.layout()?;
+    let flat = thread_coord(&tl, thread)?;
+    let tiler = Tiler::from_shape(&shape::product_each(tl.shape())?);
+    let (tile, rest) = tile_and_rest(&v.inner, &tiler)?;
+    let tile_modes = if tl.shape().is_leaf() {
+        vec![tile]
+    } else {
+        tile.modes().into_vec()
+    };
+    if tile_modes.len() != flat.len() {
+        return Err(ViewError::Algebra(Error::invalid(format!(
+            "local_partition: tile {} does not match the thread layout {tl}",
+            Layout::concat(tile_modes)
+        ))));
+    }
+    let mut delta = 0i64;
+    for (k, (m, &c)) in tile_modes.iter().zip(&flat).enumerate() {
+        let d = eval_checked(m, &HTuple::leaf(c), &format!("thread axis {k}"))?;
+        delta = delta
+            .checked_add(d)
+            .ok_or_else(|| ViewError::overflow(format!("offset {delta} + {d}")))?;
+    }
+    shifted(v, delta, Layout::concat(rest.modes()))
+}
