@@ -147,30 +147,29 @@ pub fn prove(property: &str, args: &[String], params: &[String], timeout: f64, a
             return exit::BAD_INPUT;
         }
     };
-    if degree_only {
-        if let Some(Assertion {
+    if degree_only
+        && let Some(Assertion {
             property: tessera_verifier::Property::ConflictDegree(b, ..),
             ..
         }) = cf.assertions.first()
-        {
-            return match tessera_verifier::bank::analyze(b) {
-                Ok(a) => {
-                    match (&a.conflict, as_json) {
-                        (_, true) => println!("{}", serde_json::json!({"degree": a.degree})),
-                        (Some(c), false) => println!(
-                            "{}-way: threads {} and {} (access {}) reach bank {} at bytes {} and {}",
-                            a.degree, c.a.0, c.b.0, c.access, c.bank, c.a.1, c.b.1
-                        ),
-                        (None, false) => println!("1-way: conflict-free"),
-                    }
-                    exit::OK
+    {
+        return match tessera_verifier::bank::analyze(b) {
+            Ok(a) => {
+                match (&a.conflict, as_json) {
+                    (_, true) => println!("{}", serde_json::json!({"degree": a.degree})),
+                    (Some(c), false) => println!(
+                        "{}-way: threads {} and {} (access {}) reach bank {} at bytes {} and {}",
+                        a.degree, c.a.0, c.b.0, c.access, c.bank, c.a.1, c.b.1
+                    ),
+                    (None, false) => println!("1-way: conflict-free"),
                 }
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    exit::BAD_INPUT
-                }
-            };
-        }
+                exit::OK
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                exit::BAD_INPUT
+            }
+        };
     }
     let t0 = Instant::now();
     let outcomes = check::run(&cf.assertions, &options(timeout), 1);
