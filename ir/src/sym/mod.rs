@@ -227,14 +227,23 @@ impl Int for SymInt {
     }
 
     fn add(&self, rhs: &Self) -> Result<Self> {
+        if let (Some(a), Some(b)) = (self.as_const(), rhs.as_const()) {
+            return Ok(SymInt::lit(a.add(&b)?));
+        }
         Ok(self.make(rhs, self.p.add(&rhs.p)?))
     }
 
     fn sub(&self, rhs: &Self) -> Result<Self> {
+        if let (Some(a), Some(b)) = (self.as_const(), rhs.as_const()) {
+            return Ok(SymInt::lit(a.sub(&b)?));
+        }
         Ok(self.make(rhs, self.p.add(&rhs.p.scale(&Q::int(-1))?)?))
     }
 
     fn mul(&self, rhs: &Self) -> Result<Self> {
+        if let (Some(a), Some(b)) = (self.as_const(), rhs.as_const()) {
+            return Ok(SymInt::lit(a.mul(&b)?));
+        }
         Ok(self.make(rhs, self.p.mul(&rhs.p)?))
     }
 
@@ -324,6 +333,9 @@ impl Int for SymInt {
     }
 
     fn compare(&self, rhs: &Self) -> Result<Ordering> {
+        if let (Some(a), Some(b)) = (self.as_const(), rhs.as_const()) {
+            return Ok(a.cmp(&b));
+        }
         if self.p == rhs.p {
             return Ok(Ordering::Equal);
         }
@@ -334,6 +346,9 @@ impl Int for SymInt {
     }
 
     fn less(&self, rhs: &Self) -> Result<bool> {
+        if let (Some(a), Some(b)) = (self.as_const(), rhs.as_const()) {
+            return Ok(a < b);
+        }
         let facts = self.facts_or_default(rhs);
         let d = rhs.sub(self)?;
         let iv = facts.interval(&d.p);
@@ -347,6 +362,9 @@ impl Int for SymInt {
     }
 
     fn less_eq(&self, rhs: &Self) -> Result<bool> {
+        if let (Some(a), Some(b)) = (self.as_const(), rhs.as_const()) {
+            return Ok(a <= b);
+        }
         let facts = self.facts_or_default(rhs);
         let d = rhs.sub(self)?;
         let iv = facts.interval(&d.p);
@@ -368,6 +386,9 @@ impl Int for SymInt {
     }
 
     fn divides(&self, rhs: &Self) -> Result<bool> {
+        if let (Some(a), Some(b)) = (self.as_const(), rhs.as_const()) {
+            return a.divides(&b);
+        }
         let facts = self.facts_or_default(rhs);
         if rhs.p.terms().is_empty() {
             return Ok(true);
