@@ -265,6 +265,13 @@ impl<T: Clone> HTuple<T> {
         })
     }
 
+    /// A tuple from raw prefix tokens and leaves (callers guarantee they match).
+    pub(crate) fn from_raw(toks: SmallVec<[u32; 6]>, leaves: SmallVec<[T; 4]>) -> Self {
+        let prof = Profile(toks);
+        debug_assert_eq!(leaves.len(), prof.num_leaves());
+        HTuple { prof, leaves }
+    }
+
     /// Like [`HTuple::unflatten`], for callers that guarantee the leaf count.
     pub(crate) fn unflatten_unchecked(leaves: impl IntoIterator<Item = T>, prof: &Profile) -> Self {
         let leaves: SmallVec<[T; 4]> = leaves.into_iter().collect();
@@ -321,6 +328,11 @@ impl<T: Clone> HTuple<T> {
     #[inline]
     pub fn leaves(&self) -> &[T] {
         &self.leaves
+    }
+
+    /// The leaves, by value.
+    pub fn into_leaves(self) -> SmallVec<[T; 4]> {
+        self.leaves
     }
 
     /// Mutable access to the leaves (the structure stays fixed).

@@ -63,17 +63,19 @@ impl<I: Int> Layout<I> {
     }
 
     /// The flat layout `(s0,s1,...):(d0,d1,...)`, or `s:d` for a single pair.
-    pub(crate) fn flat_or_leaf(s: Vec<I>, d: Vec<Stride<I>>) -> Self {
-        if s.len() == 1 {
-            let (s, d) = (s.into_iter().next(), d.into_iter().next());
-            if let (Some(s), Some(d)) = (s, d) {
-                return Layout::leaf(s, d);
-            }
-            unreachable!("one shape and one stride");
-        }
-        Layout {
-            shape: HTuple::flat(s),
-            stride: HTuple::flat(d),
+    pub(crate) fn flat_or_leaf(
+        s: impl IntoIterator<Item = I>,
+        d: impl IntoIterator<Item = Stride<I>>,
+    ) -> Self {
+        let (mut s, mut d) = (s.into_iter(), d.into_iter());
+        let (s0, d0) = (s.next(), d.next());
+        let (s1, d1) = (s.next(), d.next());
+        match (s0, d0, s1, d1) {
+            (Some(x), Some(y), None, None) => Layout::leaf(x, y),
+            (s0, d0, s1, d1) => Layout {
+                shape: HTuple::flat(s0.into_iter().chain(s1).chain(s)),
+                stride: HTuple::flat(d0.into_iter().chain(d1).chain(d)),
+            },
         }
     }
 
@@ -171,11 +173,18 @@ impl<I: Int> Layout<I> {
 
     /// Concatenation: each layout becomes one mode (`make_layout`).
     pub fn concat(modes: impl IntoIterator<Item = Layout<I>>) -> Layout<I> {
-        let (s, d): (Vec<_>, Vec<_>) = modes.into_iter().map(|l| (l.shape, l.stride)).unzip();
-        Layout {
-            shape: HTuple::from_modes(s),
-            stride: HTuple::from_modes(d),
+        let mut b = LayoutBuilder::new();
+        let mut n = 0u32;
+        b.toks.push(1);
+        for m in modes {
+            b.toks.extend_from_slice(m.shape.profile().tokens());
+            let (s, d) = (m.shape.into_leaves(), m.stride.into_leaves());
+            b.s.extend(s);
+            b.d.extend(d);
+            n += 1;
         }
+        b.toks[0] = n + 1;
+        b.finish()
     }
 
     /// The flat layout of the same leaves (depth ≤ 1); a single leaf stays a leaf.
@@ -291,6 +300,48 @@ impl<I: Int> Layout<I> {
                 let dense = max.to_coord();
                 dense.try_map(|v| v.add(&I::one()))
             }
+        }
+    }
+}
+
+/// Builds a layout from prefix tokens and leaves, without intermediate layouts.
+pub(crate) struct LayoutBuilder<I> {
+    pub(crate) toks: SmallVec<[u32; 6]>,
+    pub(crate) s: SmallVec<[I; 4]>,
+    pub(crate) d: SmallVec<[Stride<I>; 4]>,
+}
+
+impl<I: Int> LayoutBuilder<I> {
+    pub(crate) fn new() -> Self {
+        LayoutBuilder {
+            toks: SmallVec::new(),
+            s: SmallVec::new(),
+            d: SmallVec::new(),
+        }
+    }
+
+    /// Appends a leaf `s:d`, or a flat tuple when given several pairs (one pair is a leaf).
+    pub(crate) fn push_flat(
+        &mut self,
+        s: impl IntoIterator<Item = I>,
+        d: impl IntoIterator<Item = Stride<I>>,
+    ) {
+        let before = self.s.len();
+        self.s.extend(s);
+        self.d.extend(d);
+        let n = self.s.len() - before;
+        if n == 1 {
+            self.toks.push(0);
+        } else {
+            self.toks.push(n as u32 + 1);
+            self.toks.extend(std::iter::repeat_n(0, n));
+        }
+    }
+
+    pub(crate) fn finish(self) -> Layout<I> {
+        Layout {
+            shape: HTuple::from_raw(self.toks.clone(), self.s),
+            stride: HTuple::from_raw(self.toks, self.d),
         }
     }
 }

@@ -16,6 +16,10 @@ use crate::htuple::HTuple;
 use crate::int::Int;
 use crate::layout::Layout;
 use crate::stride::Stride;
+use smallvec::SmallVec;
+
+/// Flat leaves, inline for the common small layouts.
+pub(crate) type Flat<T> = SmallVec<[T; 8]>;
 
 /// Two adjacent modes `(s_a, s_b):(d_a, d_b)` act as the single mode `s_a*s_b:d_a` exactly
 /// when the map stays additive across them: `s_a*d_a == d_b`, and (for `F2` strides, whose sum
@@ -43,9 +47,9 @@ pub(crate) fn stride_eq<I: Int>(a: &Stride<I>, b: &Stride<I>) -> bool {
 }
 
 /// The size-1-preserving fold over flat leaves. Size-1 modes vanish unless they end the list.
-pub(crate) fn coalesce_z_flat<I: Int>(s: &[I], d: &[Stride<I>]) -> Result<(Vec<I>, Vec<Stride<I>>)> {
-    let mut rs: Vec<I> = Vec::with_capacity(s.len());
-    let mut rd: Vec<Stride<I>> = Vec::with_capacity(s.len());
+pub(crate) fn coalesce_z_flat<I: Int>(s: &[I], d: &[Stride<I>]) -> Result<(Flat<I>, Flat<Stride<I>>)> {
+    let mut rs: Flat<I> = SmallVec::new();
+    let mut rd: Flat<Stride<I>> = SmallVec::new();
     for (sb, db) in s.iter().zip(d) {
         while rs.last().is_some_and(|x| x.is(1)) {
             rs.pop();
@@ -66,7 +70,7 @@ pub(crate) fn coalesce_z_flat<I: Int>(s: &[I], d: &[Stride<I>]) -> Result<(Vec<I
     Ok((rs, rd))
 }
 
-fn build<I: Int>(s: Vec<I>, d: Vec<Stride<I>>, drop_trailing_one: bool) -> Layout<I> {
+fn build<I: Int>(s: Flat<I>, d: Flat<Stride<I>>, drop_trailing_one: bool) -> Layout<I> {
     if s.is_empty() {
         return Layout::leaf(I::one(), Stride::zero());
     }

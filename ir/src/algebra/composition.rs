@@ -22,15 +22,15 @@
 //! assert!(bad.is_err());
 //! ```
 
-use super::coalesce::{coalesce, coalesce_z, coalesce_z_by};
+use super::coalesce::{coalesce, coalesce_z_by, coalesce_z_flat};
 use super::layout_add::layout_add;
 use super::tiler::Tiler;
 use crate::error::{Error, Result};
 use crate::htuple::HTuple;
 use crate::int::Int;
-use crate::layout::Layout;
+use crate::layout::{Layout, LayoutBuilder};
 use crate::stride::{Codomain, Stride};
-use std::collections::HashMap;
+use smallvec::SmallVec;
 
 /// `A ∘ B` for a layout `B`.
 pub fn composition<I: Int>(a: &Layout<I>, b: &Layout<I>) -> Result<Layout<I>> {
@@ -43,34 +43,88 @@ pub fn composition_tiler<I: Int>(a: &Layout<I>, t: &Tiler<I>) -> Result<Layout<I
     match t {
         Tiler::Keep => Ok(a.clone()),
         Tiler::Layout(b) => composition(a, b),
-        Tiler::Tuple(ts) => {
-            if a.rank() < ts.len() {
-                return Err(Error::cond(
-                    "composition",
-                    format!("tiler has {} modes but {a} has rank {}", ts.len(), a.rank()),
-                ));
-            }
-            let mut out = Vec::with_capacity(a.rank());
-            for (k, m) in a.modes().into_iter().enumerate() {
-                match ts.get(k) {
-                    Some(t) => out.push(composition_tiler(&m, t)?),
-                    None => out.push(m),
-                }
-            }
-            Ok(Layout::concat(out))
-        }
+        Tiler::Tuple(ts) => super::divide::by_mode("composition", a, ts, composition_tiler),
     }
 }
 
 fn compose<I: Int>(a: &Layout<I>, b: &Layout<I>) -> Result<Layout<I>> {
-    let a = match b.codomain()? {
-        Codomain::Int => coalesce_z(a)?,
-        Codomain::Coord => coalesce_z_by(a, &coord_profile(b))?,
+    // A as digits: its coalesced leaves (whole, or mode by mode for coordinate strides).
+    let coord;
+    let (flat_s, flat_d);
+    let digits: Digits<'_, I> = match b.codomain()? {
+        Codomain::Int => {
+            (flat_s, flat_d) = coalesce_z_flat(a.flat_shape(), a.flat_stride())?;
+            Digits {
+                s: &flat_s,
+                d: &flat_d,
+                layout: None,
+                shown: a,
+            }
+        }
+        Codomain::Coord => {
+            coord = coalesce_z_by(a, &coord_profile(b))?;
+            Digits {
+                s: coord.flat_shape(),
+                d: coord.flat_stride(),
+                layout: Some(&coord),
+                shown: a,
+            }
+        }
         Codomain::F2 => return Err(Error::cond("composition", format!("B = {b} has F2 strides"))),
     };
-    let mut budget = Budget { used: HashMap::new() };
-    let mut leaf = 0usize;
-    compose_tree(&a, b, &mut budget, &mut leaf)
+    let mut budget = Budget {
+        used: SmallVec::new(),
+    };
+    // Each leaf of B becomes its result; B's structure above the leaves stays.
+    let mut out = LayoutBuilder::new();
+    let mut k = 0usize;
+    for &t in b.shape().profile().tokens() {
+        if t != 0 {
+            out.toks.push(t);
+            continue;
+        }
+        compose_leaf(
+            &digits,
+            &b.flat_shape()[k],
+            &b.flat_stride()[k],
+            k,
+            &mut budget,
+            &mut out,
+        )?;
+        k += 1;
+    }
+    Ok(out.finish())
+}
+
+/// The coalesced `A` that the leaves of `B` walk through.
+struct Digits<'a, I> {
+    s: &'a [I],
+    d: &'a [Stride<I>],
+    /// The by-mode coalesced layout, for coordinate strides of `B`.
+    layout: Option<&'a Layout<I>>,
+    /// `A` as given, for messages.
+    shown: &'a Layout<I>,
+}
+
+impl<I: Int> Digits<'_, I> {
+    /// `A` at the integer `x` (the last digit absorbs the excess).
+    fn eval(&self, x: &I) -> Result<Stride<I>> {
+        let mut rest = x.clone();
+        let mut acc = Stride::zero();
+        for (k, (s, d)) in self.s.iter().zip(self.d).enumerate() {
+            let c = if k + 1 == self.s.len() {
+                std::mem::replace(&mut rest, I::zero())
+            } else {
+                let (q, r) = rest.div_mod(s)?;
+                rest = q;
+                r
+            };
+            if !c.is(0) {
+                acc = acc.add(&d.scale(&c)?)?;
+            }
+        }
+        Ok(acc)
+    }
 }
 
 /// The by-mode profile that coalesces each mode of `A` that a coordinate stride of `B` reaches.
@@ -84,58 +138,80 @@ fn coord_profile<I: Int>(b: &Layout<I>) -> HTuple<bool> {
     HTuple::flat(std::iter::repeat_n(true, width))
 }
 
-/// How much of each digit of the coalesced `A` the leaves of `B` use: `(used, first user)`.
+/// How much of each digit of the coalesced `A` the leaves of `B` use:
+/// `(digit, used, first user)`.
 struct Budget<I> {
-    used: HashMap<usize, (I, usize)>,
+    used: SmallVec<[(usize, I, usize); 8]>,
 }
 
-fn compose_tree<I: Int>(
-    a: &Layout<I>,
-    b: &Layout<I>,
+/// `A ∘ (n:d)` for leaf `k` of `B`, as a coalesced layout.
+fn compose_leaf<I: Int>(
+    a: &Digits<'_, I>,
+    n: &I,
+    d: &Stride<I>,
+    k: usize,
     budget: &mut Budget<I>,
-    leaf: &mut usize,
-) -> Result<Layout<I>> {
-    if b.shape().is_tuple() {
-        let mut modes = Vec::with_capacity(b.rank());
-        for m in b.modes() {
-            modes.push(compose_tree(a, &m, budget, leaf)?);
-        }
-        return Ok(Layout::concat(modes));
-    }
-    let n = &b.flat_shape()[0];
-    let d = &b.flat_stride()[0];
-    let k = *leaf;
-    *leaf += 1;
+    out: &mut LayoutBuilder<I>,
+) -> Result<()> {
     if d.is_zero()? {
-        return Ok(Layout::leaf(n.clone(), Stride::zero()));
+        out.push_flat([n.clone()], [Stride::zero()]);
+        return Ok(());
     }
     if n.is(1) {
-        return Ok(Layout::leaf(n.clone(), eval_at_stride(a, d)?));
+        out.push_flat(
+            [n.clone()],
+            [match (d, a.layout) {
+                (Stride::Int(x), _) => a.eval(x)?,
+                (_, Some(l)) => eval_at_stride(l, d)?,
+                _ => {
+                    return Err(Error::cond(
+                        "composition",
+                        format!("stride {d} of B reaches no mode of A = {}", a.shown),
+                    ));
+                }
+            }],
+        );
+        return Ok(());
     }
     let mut acc: Option<Layout<I>> = None;
+    let whole = 0..a.s.len();
     for (path, v) in d.terms() {
-        let path: Vec<usize> = path.iter().map(|&x| x as usize).collect();
-        let (_, range) = a.shape().profile().path_range(&path).ok_or_else(|| {
-            Error::cond(
-                "composition",
-                format!("stride {d} of B reaches no mode of A = {a}"),
-            )
-        })?;
-        let digits = &a.flat_shape()[range.clone()];
-        let weights = &a.flat_stride()[range.clone()];
+        let range = if path.is_empty() {
+            whole.clone()
+        } else {
+            let path: SmallVec<[usize; 4]> = path.iter().map(|&x| x as usize).collect();
+            a.layout
+                .and_then(|l| l.shape().profile().path_range(&path))
+                .ok_or_else(|| {
+                    Error::cond(
+                        "composition",
+                        format!("stride {d} of B reaches no mode of A = {}", a.shown),
+                    )
+                })?
+                .1
+        };
+        let digits = &a.s[range.clone()];
+        let weights = &a.d[range.clone()];
         let subs = split(digits, n, &v).map_err(|e| match e {
             Error::Undecided { cond, .. } => Error::Undecided {
                 op: "composition",
                 cond: format!("{cond} (mode {k} of B)"),
             },
             Error::Condition { msg, .. } => {
-                Error::cond("composition", format!("{msg} (mode {k} of B, A = {a})"))
+                let co = coalesce(a.shown).map(|c| c.to_string()).unwrap_or_default();
+                let shown = a.shown.to_string();
+                let a_text = if co == shown {
+                    shown
+                } else {
+                    format!("{shown}, coalesced {co}")
+                };
+                Error::cond("composition", format!("{msg} (mode {k} of B; A = {a_text})"))
             }
             e => e,
         })?;
         let f2 = weights.iter().any(|w| matches!(w, Stride::F2(_)));
-        let mut s = Vec::with_capacity(subs.len());
-        let mut st = Vec::with_capacity(subs.len());
+        let mut s: SmallVec<[I; 8]> = SmallVec::new();
+        let mut st: SmallVec<[Stride<I>; 8]> = SmallVec::new();
         for sub in &subs {
             if sub.j + 1 < digits.len() {
                 budget.spend(range.start + sub.j, &digits[sub.j], &sub.m, &sub.t, k, f2)?;
@@ -143,16 +219,35 @@ fn compose_tree<I: Int>(
             s.push(sub.m.clone());
             st.push(weights[sub.j].scale(&sub.t)?);
         }
+        if acc.is_none() && d.as_int().is_some() {
+            // The common case: one integer stride. Coalesce the sub-modes directly.
+            let (mut s, mut st) = coalesce_z_flat(&s, &st)?;
+            if s.is_empty() {
+                out.push_flat([I::one()], [Stride::zero()]);
+                return Ok(());
+            }
+            if s.len() > 1 && s.last().is_some_and(|x| x.is(1)) {
+                s.pop();
+                st.pop();
+            }
+            out.push_flat(s, st);
+            return Ok(());
+        }
         let part = Layout::flat_or_leaf(s, st);
         acc = Some(match acc {
             None => part,
             Some(prev) => layout_add(&prev, &part)?,
         });
     }
-    match acc {
-        Some(r) => coalesce(&r),
-        None => Ok(Layout::leaf(n.clone(), Stride::zero())),
-    }
+    let r = match acc {
+        Some(r) => coalesce(&r)?,
+        None => Layout::leaf(n.clone(), Stride::zero()),
+    };
+    let (s, st) = r.into_parts();
+    out.toks.extend_from_slice(s.profile().tokens());
+    out.s.extend(s.into_leaves());
+    out.d.extend(st.into_leaves());
+    Ok(())
 }
 
 impl<I: Int> Budget<I> {
@@ -160,15 +255,22 @@ impl<I: Int> Budget<I> {
     fn spend(&mut self, j: usize, s: &I, m: &I, t: &I, k: usize, f2: bool) -> Result<()> {
         let need = t.mul(&m.sub(&I::one())?)?;
         let cap = s.sub(&I::one())?;
-        let entry = self.used.entry(j).or_insert_with(|| (I::zero(), k));
-        let first = entry.1;
-        if f2 && first != k && !entry.0.is(0) {
+        let pos = match self.used.iter().position(|e| e.0 == j) {
+            Some(p) => p,
+            None => {
+                self.used.push((j, I::zero(), k));
+                self.used.len() - 1
+            }
+        };
+        let entry = &mut self.used[pos];
+        let first = entry.2;
+        if f2 && first != k && !entry.1.is(0) {
             return Err(Error::cond(
                 "composition",
                 format!("modes {first} and {k} of B both reach mode {j} of the coalesced F2 layout A"),
             ));
         }
-        let total = entry.0.add(&need)?;
+        let total = entry.1.add(&need)?;
         if !total.less_eq(&cap).map_err(|e| e.in_op("composition"))? {
             return Err(Error::cond(
                 "composition",
@@ -178,7 +280,7 @@ impl<I: Int> Budget<I> {
                 ),
             ));
         }
-        entry.0 = total;
+        entry.1 = total;
         Ok(())
     }
 }
@@ -213,12 +315,12 @@ struct Sub<I> {
 }
 
 /// Splits `d*i` for `i < n` over the digits `s` (the last digit unbounded).
-fn split<I: Int>(s: &[I], n: &I, d: &I) -> Result<Vec<Sub<I>>> {
+fn split<I: Int>(s: &[I], n: &I, d: &I) -> Result<SmallVec<[Sub<I>; 4]>> {
     let fail = |msg: String| Error::cond("composition", msg);
     let r = s.len();
     if d.less(&I::zero())? {
         if r == 1 {
-            return Ok(vec![Sub {
+            return Ok(smallvec::smallvec![Sub {
                 j: 0,
                 m: n.clone(),
                 t: d.clone(),
@@ -236,7 +338,7 @@ fn split<I: Int>(s: &[I], n: &I, d: &I) -> Result<Vec<Sub<I>>> {
         j += 1;
     }
     if j + 1 == r {
-        return Ok(vec![Sub {
+        return Ok(smallvec::smallvec![Sub {
             j,
             m: n.clone(),
             t: rest,
@@ -246,7 +348,7 @@ fn split<I: Int>(s: &[I], n: &I, d: &I) -> Result<Vec<Sub<I>>> {
         // Neither divides the other: all n values must stay inside digit j.
         let last = n.sub(&I::one())?.mul(&rest)?;
         if last.less(&s[j])? {
-            return Ok(vec![Sub {
+            return Ok(smallvec::smallvec![Sub {
                 j,
                 m: n.clone(),
                 t: rest,
@@ -258,7 +360,7 @@ fn split<I: Int>(s: &[I], n: &I, d: &I) -> Result<Vec<Sub<I>>> {
         )));
     }
     // Keep n values across digit j (step rest) and the following digits (step 1).
-    let mut out = Vec::new();
+    let mut out = SmallVec::new();
     let mut remaining = n.clone();
     let mut step = rest;
     while j + 1 < r {

@@ -47,7 +47,7 @@ pub(crate) fn by_mode<I: Int>(
             format!("tiler has {} modes but {a} has rank {}", ts.len(), a.rank()),
         ));
     }
-    let mut out = Vec::with_capacity(a.rank());
+    let mut out: smallvec::SmallVec<[Layout<I>; 4]> = smallvec::SmallVec::new();
     for (k, m) in a.modes().into_iter().enumerate() {
         match ts.get(k) {
             Some(t) => out.push(f(&m, t)?),
@@ -60,8 +60,20 @@ pub(crate) fn by_mode<I: Int>(
 /// Gathers the by-mode results `((t0,r0),(t1,r1),...)` into `((t0,t1,...),(r0,r1,...))`.
 ///
 /// Modes of `A` past the tiler go to the rest; a `_` entry puts the whole mode in the tile
-/// and `1:0` in the rest.
+/// and `1:0` in the rest. A nested tuple entry is gathered the same way, recursively (CuTe's
+/// `zip2_by`), so that its tile and its rest stay grouped: `zipped_divide(((4,6),8):((1,4),24),
+/// ((2,3),4))` is `(((2,3),4),((2,2),2)):(((1,4),24),((2,12),96))`.
 pub(crate) fn unzip<I: Int>(op: &'static str, by_mode: &Layout<I>, ts: &[Tiler<I>]) -> Result<Layout<I>> {
+    let (tile, rest) = unzip_modes(op, by_mode, ts)?;
+    Ok(Layout::concat([tile, rest]))
+}
+
+/// The `(tile, rest)` pair of a by-mode result for the tuple tiler `ts`.
+fn unzip_modes<I: Int>(
+    op: &'static str,
+    by_mode: &Layout<I>,
+    ts: &[Tiler<I>],
+) -> Result<(Layout<I>, Layout<I>)> {
     let mut tiles = Vec::new();
     let mut rests = Vec::new();
     for (k, m) in by_mode.modes().into_iter().enumerate() {
@@ -70,7 +82,14 @@ pub(crate) fn unzip<I: Int>(op: &'static str, by_mode: &Layout<I>, ts: &[Tiler<I
                 tiles.push(m);
                 rests.push(Layout::leaf(I::one(), Stride::zero()));
             }
-            Some(_) => {
+            // Before, a nested tuple was taken for a (tile, rest) pair: silently wrong when
+            // it had two modes, an error otherwise.
+            Some(Tiler::Tuple(sub)) => {
+                let (t, r) = unzip_modes(op, &m, sub)?;
+                tiles.push(t);
+                rests.push(r);
+            }
+            Some(Tiler::Layout(_)) => {
                 let (t, r) = (m.mode(0), m.mode(1));
                 match (t, r, m.rank()) {
                     (Some(t), Some(r), 2) => {
@@ -88,7 +107,7 @@ pub(crate) fn unzip<I: Int>(op: &'static str, by_mode: &Layout<I>, ts: &[Tiler<I
             None => rests.push(m),
         }
     }
-    Ok(Layout::concat([Layout::concat(tiles), Layout::concat(rests)]))
+    Ok((Layout::concat(tiles), Layout::concat(rests)))
 }
 
 /// `((tile), (rest))`: the tiles of all modes gathered in mode 0.
@@ -155,5 +174,15 @@ mod tests {
             "((2,3),4,2):((1,8),2,24)"
         );
         assert_eq!(flat_divide(&a, &tl).unwrap().to_string(), "(2,3,4,2):(1,8,2,24)");
+    }
+
+    #[test]
+    fn nested_tilers_keep_tile_and_rest_grouped() {
+        let a = l("((4,6),8):((1,4),24)").unwrap();
+        let tl = Tiler::from_shape(&t("((2,3),4)").unwrap());
+        assert_eq!(
+            zipped_divide(&a, &tl).unwrap().to_string(),
+            "(((2,3),4),((2,2),2)):(((1,4),24),((2,12),96))"
+        );
     }
 }
