@@ -152,6 +152,12 @@ fn geometry(b: &Bank) -> Result<Geometry> {
         &tessera_ir::shape::size(&shape.mode(1).unwrap_or_else(|| shape.clone()))?,
         &none,
     )?;
+    if threads.saturating_mul(values) > 1 << 26 {
+        return Err(Error::invalid(format!(
+            "the thread-value layout has {} accesses; the bank analysis handles up to 2^26",
+            threads.saturating_mul(values)
+        )));
+    }
     let vpa = b.access / b.elem;
     if values % vpa != 0 {
         return Err(Error::invalid(format!(

@@ -437,6 +437,10 @@ pub(super) fn call<I: Int>(name: &str, args: &[Expr], env: &Env<I>, src: &str, e
             let path: Vec<usize> = (1..args.len())
                 .map(|k| ev(k)?.to_index())
                 .collect::<Result<_>>()?;
+            // Each index pads that many zeros: keep it to tuple sizes the parser accepts.
+            if let Some(big) = path.iter().find(|&&i| i >= 4096) {
+                return Err(at(src, e, format!("lift: mode index {big} is too large (at most 4095)")));
+            }
             let x = ev(0)?.to_int_tuple()?;
             Ok(Value::from_int_tuple(&x.lift(&path, &I::zero())))
         }

@@ -468,6 +468,9 @@ impl Int for SymInt {
         if c == 0 {
             return other.abs();
         }
+        if c > 1 << 24 {
+            return Err(undecided(format!("the gcd of {self} and {rhs}")));
+        }
         let mut divisors: Vec<u64> = (1..=c.isqrt())
             .filter(|d| c % d == 0)
             .flat_map(|d| [d, c / d])
