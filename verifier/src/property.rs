@@ -321,7 +321,7 @@ fn surjective(facts: &Arc<Facts>, f: &Func, n: Option<&SymInt>, t: Option<u64>) 
     let target = n.cloned().unwrap_or_else(|| size.clone());
     let r = below(facts, &size);
     let nt = sym_range(facts, &target).1;
-    let mut q = Query::new(facts.clone(), &[(&e, r)], &[r.1 + 1, nt], t)?;
+    let mut q = Query::new_quantified(facts.clone(), &[(&e, r)], &[r.1 + 1, nt], t)?;
     let sz = q.sym(&size)?;
     let hi = q.sym(&target)?;
     let zero = q.konst(0);
@@ -493,7 +493,7 @@ fn complement_valid(
     // Coverage: every k < n is A(j) + C(i) for some i, j.
     let Some(n) = n else { return Ok(Verdict::Proved) };
     let nt = sym_range(facts, n).1;
-    let mut q = Query::new(
+    let mut q = Query::new_quantified(
         facts.clone(),
         &[(&ec, rc), (&ea, ra)],
         &[rc.1 + 1, ra.1 + 1, nt],

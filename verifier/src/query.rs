@@ -71,6 +71,26 @@ impl Query {
         extra: &[i128],
         timeout_ms: Option<u64>,
     ) -> Result<Query> {
+        Query::build(facts, apps, extra, timeout_ms, false)
+    }
+
+    /// Like [`Query::new`], for queries with a universal quantifier.
+    pub fn new_quantified(
+        facts: Arc<Facts>,
+        apps: &[(&IndexExpr, Range)],
+        extra: &[i128],
+        timeout_ms: Option<u64>,
+    ) -> Result<Query> {
+        Query::build(facts, apps, extra, timeout_ms, true)
+    }
+
+    fn build(
+        facts: Arc<Facts>,
+        apps: &[(&IndexExpr, Range)],
+        extra: &[i128],
+        timeout_ms: Option<u64>,
+        quantified: bool,
+    ) -> Result<Query> {
         let (pr, bounded) = param_ranges(&facts);
         let mut m = magnitude(&extra.iter().map(|&x| (x, x)).collect::<Vec<_>>());
         for (e, r) in apps {
@@ -87,7 +107,12 @@ impl Query {
         } else {
             Mode::Int
         };
-        let solver = Solver::new();
+        // Quantifier-free bit-vector queries get z3's QF_BV solver (bit-blasting from the
+        // start); the rest the general one.
+        let solver = match mode {
+            Mode::Bv(_) if !quantified => Solver::new_for_logic("QF_BV").unwrap_or_default(),
+            _ => Solver::new(),
+        };
         if let Some(ms) = timeout_ms {
             let mut p = Params::new();
             p.set_u32("timeout", ms.min(u32::MAX as u64) as u32);

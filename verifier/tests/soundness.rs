@@ -63,7 +63,7 @@ fn agree(p: &Property, what: &str) -> Result<(), TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(300))]
+    #![proptest_config(ProptestConfig::with_cases(500))]
 
     #[test]
     fn single_layout_properties(src in layout(), n in 1i64..40, v in prop::sample::select(vec![1i64, 2, 4])) {
