@@ -39,12 +39,14 @@ impl Swizzle {
                 "Sw<{bits},{base},{shift}>: bits and base must be non-negative"
             )));
         }
-        if shift.abs() < bits {
+        // Unsigned magnitudes and a wide sum: `shift` may be i64::MIN and the sum may exceed
+        // i64 (both used to panic on user input such as `Sw<0,0,product(-9223372036854775807-1)>`).
+        if shift.unsigned_abs() < bits.unsigned_abs() {
             return Err(Error::invalid(format!(
                 "Sw<{bits},{base},{shift}>: |shift| must be at least bits, or the XORed bits overlap"
             )));
         }
-        if bits + base + shift.abs() > 62 {
+        if bits as u128 + base as u128 + shift.unsigned_abs() as u128 > 62 {
             return Err(Error::invalid(format!(
                 "Sw<{bits},{base},{shift}>: bits past bit 62"
             )));

@@ -31,9 +31,12 @@ pub fn complement<I: Int>(a: &Layout<I>, cotarget: Option<&HTuple<I>>) -> Result
     let ax = axes("complement", a.flat_shape(), a.flat_stride())?;
     if !ax.coord {
         let mut g = ax.groups.into_iter().next().unwrap_or_default();
-        let c = complement_axis(&mut g, a)?;
+        let (c, steps) = complement_axis(&mut g, a)?;
         return match cotarget {
-            Some(t) => extend(&c, t),
+            Some(t) => {
+                check_coverage(a, &steps, t)?;
+                extend(&c, t)
+            }
             None => Ok(c),
         };
     }
@@ -45,9 +48,12 @@ pub fn complement<I: Int>(a: &Layout<I>, cotarget: Option<&HTuple<I>>) -> Result
         let mut g = ax.groups.get(k).cloned().unwrap_or_default();
         let target = target_modes.as_ref().and_then(|m| m.get(k));
         let l = if k < ax.groups.len() {
-            let c = complement_axis(&mut g, a)?;
+            let (c, steps) = complement_axis(&mut g, a)?;
             match target {
-                Some(t) => extend(&c, t)?,
+                Some(t) => {
+                    check_coverage(a, &steps, t)?;
+                    extend(&c, t)?
+                }
                 None => c,
             }
         } else {
@@ -61,11 +67,16 @@ pub fn complement<I: Int>(a: &Layout<I>, cotarget: Option<&HTuple<I>>) -> Result
     Ok(r)
 }
 
-/// The minimal complement along one axis, with its trailing size-1 mode.
-fn complement_axis<I: Int>(g: &mut [AxisLeaf<I>], a: &Layout<I>) -> Result<Layout<I>> {
+/// For each mode of `A` that a complement steps over, in stride order, the pair
+/// `(stride, span of the smaller modes)`.
+type Steps<I> = Vec<(I, I)>;
+
+/// The minimal complement along one axis, with its trailing size-1 mode, and its [`Steps`].
+fn complement_axis<I: Int>(g: &mut [AxisLeaf<I>], a: &Layout<I>) -> Result<(Layout<I>, Steps<I>)> {
     sort_by_stride("complement", g)?;
     let mut rs: Vec<I> = Vec::new();
     let mut rd: Vec<I> = vec![I::one()];
+    let mut steps: Steps<I> = Vec::new();
     for leaf in g.iter() {
         if leaf.d.is_zero()? || leaf.s.is(1) {
             continue;
@@ -87,14 +98,46 @@ fn complement_axis<I: Int>(g: &mut [AxisLeaf<I>], a: &Layout<I>) -> Result<Layou
         }
         rs.push(leaf.d.floor_div(&last)?);
         rd.push(leaf.d.mul(&leaf.s)?);
+        steps.push((leaf.d.clone(), last));
     }
     rs.push(I::one());
     let rd: Vec<Stride<I>> = rd.into_iter().map(Stride::Int).collect();
     let (s, d) = coalesce_z_flat(&rs, &rd)?;
     if s.is_empty() {
-        return Ok(Layout::leaf(I::one(), Stride::zero()));
+        return Ok((Layout::leaf(I::one(), Stride::zero()), steps));
     }
-    Ok(Layout::flat_or_leaf(s, d))
+    Ok((Layout::flat_or_leaf(s, d), steps))
+}
+
+/// With a cotarget, `(A, R)` must reach every index below `size(cotarget)` (the divides rely
+/// on it to keep every element of the divided layout).
+///
+/// Where a stride `d` of `A` is not a multiple of the span `last` of the smaller modes, the
+/// complement's mode `floor(d/last):last` stops at `h = floor(d/last)*last < d`, and nothing
+/// reaches `h`: the smaller modes and that complement mode stay below it, every other mode
+/// steps past it. Only the first such stride matters, as later holes lie above it. When the
+/// hole is below the cotarget's size, no extension can fill it and the result is an error
+/// (PyCuTe returns a complement that silently misses those indices, and
+/// `logical_divide(12:1, (2,2):(1,3))` then drops elements of `A`).
+fn check_coverage<I: Int>(a: &Layout<I>, steps: &[(I, I)], target: &HTuple<I>) -> Result<()> {
+    for (d, last) in steps {
+        if last.divides(d).map_err(|e| e.in_op("complement"))? {
+            continue;
+        }
+        let hole = d.floor_div(last)?.mul(last)?;
+        let total = shape::size(target)?;
+        if hole.less(&total).map_err(|e| e.in_op("complement"))? {
+            return Err(Error::cond(
+                "complement",
+                format!(
+                    "(A, complement) cannot cover the cotarget {target}: stride {d} of {a} is not a \
+                     multiple of {last}, the span of the smaller modes, so index {hole} is unreachable"
+                ),
+            ));
+        }
+        return Ok(());
+    }
+    Ok(())
 }
 
 /// Replaces the trailing size-1 mode of a minimal complement with enough copies of the
@@ -157,5 +200,14 @@ mod tests {
     #[test]
     fn extension_covers_the_target() {
         assert_eq!(c("28:1", Some("(8,4,7)")), "8:28");
+    }
+
+    #[test]
+    fn holes_below_the_cotarget_are_an_error() {
+        // (A, R) would reach {0,1,3,4,6,7,9,10}: 2 is a hole no extension fills.
+        assert_eq!(c("(2,2):(1,3)", None), "1:6");
+        assert!(c("(2,2):(1,3)", Some("12")).contains("index 2 is unreachable"));
+        // A hole at or past the cotarget's size is harmless.
+        assert_eq!(c("(2,2):(1,3)", Some("2")), "1:6");
     }
 }

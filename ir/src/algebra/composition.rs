@@ -53,7 +53,15 @@ fn compose<I: Int>(a: &Layout<I>, b: &Layout<I>) -> Result<Layout<I>> {
     let (flat_s, flat_d);
     let digits: Digits<'_, I> = match b.codomain()? {
         Codomain::Int => {
-            (flat_s, flat_d) = coalesce_z_flat(a.flat_shape(), a.flat_stride())?;
+            let (mut s, mut d) = coalesce_z_flat(a.flat_shape(), a.flat_stride())?;
+            if s.is_empty() {
+                // A without leaves (`():()`) is the constant 0: the single digit 1:0, as
+                // `coalesce_z` gives. No digit at all made `split` index out of bounds
+                // (`() o 4` panicked).
+                s.push(I::one());
+                d.push(Stride::zero());
+            }
+            (flat_s, flat_d) = (s, d);
             Digits {
                 s: &flat_s,
                 d: &flat_d,

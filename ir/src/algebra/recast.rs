@@ -27,9 +27,26 @@ pub fn recast<I: Int>(l: &Layout<I>, num: i64, den: i64) -> Result<Layout<I>> {
     }
     let g = num.gcd(&den)?;
     let (num, den) = (I::lit(num / g), I::lit(den / g));
+    // One unit-stride leaf per codomain axis carries the sub-element index: the first one
+    // whose extent is not 1, else the first one. Scaling every unit-stride leaf (as PyCuTe
+    // and CuTe's downcast do) counts the sub-elements several times: `recast((1,4):(1,1), 1/2)`
+    // was `(2,8):(1,1)`, 16 elements for 8. The other unit-stride leaves scale like any stride.
+    let mut carrier: Vec<(crate::stride::Path, usize, bool)> = Vec::new();
+    for (k, (x, y)) in l.flat_shape().iter().zip(l.flat_stride()).enumerate() {
+        if let Some((path, v)) = y.axis_value()
+            && v.is(1)
+        {
+            let wide = !x.is(1);
+            match carrier.iter_mut().find(|(p, _, _)| *p == path) {
+                None => carrier.push((path, k, wide)),
+                Some(c) if !c.2 && wide => *c = (path, k, wide),
+                Some(_) => {}
+            }
+        }
+    }
     let mut s = Vec::with_capacity(l.flat_shape().len());
     let mut d = Vec::with_capacity(s.capacity());
-    for (x, y) in l.flat_shape().iter().zip(l.flat_stride()) {
+    for (k, (x, y)) in l.flat_shape().iter().zip(l.flat_stride()).enumerate() {
         let (path, v) = y
             .axis_value()
             .ok_or_else(|| Error::cond("recast", format!("stride {y} is not a single basis vector")))?;
@@ -40,7 +57,7 @@ pub fn recast<I: Int>(l: &Layout<I>, num: i64, den: i64) -> Result<Layout<I>> {
             d.push(y.clone());
             continue;
         }
-        if v.is(1) {
+        if v.is(1) && carrier.iter().any(|c| c.1 == k) {
             // ceil(x / (num/den)) = ceil(x*den / num)
             s.push(x.mul(&den)?.div_up(&num)?);
             d.push(y.clone());

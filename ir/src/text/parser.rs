@@ -232,7 +232,19 @@ impl Parser<'_> {
         let mut path = Vec::new();
         while self.eat(&Tok::Punct('@')) {
             match self.bump().tok {
-                Tok::Int(v) if v >= 0 && v <= u32::MAX as i64 => path.push(v as u32),
+                Tok::Int(v) if (0..MAX_TUPLE as i64).contains(&v) && path.len() < MAX_DEPTH => {
+                    path.push(v as u32)
+                }
+                // An index past the longest tuple, or a path deeper than the nesting limit, names
+                // no mode; printing such a coordinate materializes it densely, so
+                // `2:1@4294967295(1)` used to abort on a 32 GiB allocation.
+                Tok::Int(v) if v >= 0 => {
+                    self.pos -= 1;
+                    return self.err(format!(
+                        "mode index {v} after '@' is out of range (indices below {MAX_TUPLE}, \
+                         at most {MAX_DEPTH} of them)"
+                    ));
+                }
                 t => {
                     self.pos -= 1;
                     return self.err(format!(
