@@ -48,7 +48,9 @@ impl fmt::Display for Counterexample {
             let p: Vec<String> = self.params.iter().map(|(n, v)| format!("{n}={v}")).collect();
             write!(f, " [{}]", p.join(", "))?;
         }
-        for w in &self.witnesses {
+        // Bank-conflict witnesses (thread, access, byte) are already in the summary; the JSON
+        // report keeps them as data.
+        for w in self.witnesses.iter().filter(|w| !w.coord.starts_with("access")) {
             write!(f, "; {w}")?;
         }
         Ok(())

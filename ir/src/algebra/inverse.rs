@@ -2,10 +2,11 @@
 //!
 //! * `right_inverse(A)` is the largest `R` with `A(R(k)) == k` for `k < size(R)`: it follows
 //!   the chain of strides `1, s_0, s_0*s_1, ...` through the modes of `A`.
-//! * `left_inverse(A)` is an `R` with `R(A(i)) == i` for `i < size(A)`. It needs the nonzero
-//!   strides, sorted, to form a chain where each divides the next and clears the span of the
-//!   ones before; otherwise `A` is not injective (or its strides cannot be chained) and the
-//!   result is an error saying which.
+//! * `left_inverse(A)` is an `R` with `A(R(A(i))) == A(i)` for `i < size(A)`, which for an
+//!   injective `A` is `R(A(i)) == i`. It needs the nonzero strides, sorted, to form a chain
+//!   where each divides the next and clears the span of the ones before; otherwise `A` is not
+//!   injective (or its strides cannot be chained) and the result is an error saying which.
+//!   Stride-0 modes carry no information and are skipped, as in PyCuTe.
 //!
 //! ```
 //! use tessera_ir::{algebra::{left_inverse, right_inverse}, parse_layout};

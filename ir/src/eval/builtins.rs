@@ -127,8 +127,17 @@ impl<I: Int> LayoutArg<I> {
 }
 
 /// Calls the built-in `name`.
-pub(super) fn call<I: Int>(name: &str, args: &[Expr], env: &Env<I>, src: &str, e: &Expr) -> Result<Value<I>> {
-    let ev = |k: usize| eval_expr(&args[k], env, src);
+pub(super) fn call<I: Int>(
+    name: &str,
+    args: &[Expr],
+    vals: &[Result<Value<I>>],
+    env: &Env<I>,
+    src: &str,
+    e: &Expr,
+) -> Result<Value<I>> {
+    // Arguments arrive evaluated, so that this large function is not on the stack of the
+    // recursion over nested calls.
+    let ev = |k: usize| vals[k].clone();
     let ar = |lo: usize, hi: usize| arity(src, e, name, args, lo, hi);
     let tiler_op = |f: fn(&Layout<I>, &Tiler<I>) -> Result<Layout<I>>| -> Result<Value<I>> {
         ar(2, 2)?;
@@ -258,9 +267,9 @@ pub(super) fn call<I: Int>(name: &str, args: &[Expr], env: &Env<I>, src: &str, e
                 &ev(1)?.to_layout()?,
             )?))
         }
-        "select" if args.len() == 3 => super::views::call(name, args, env, src, e),
+        "select" if args.len() == 3 => super::views::call(name, args, vals, src, e),
         "tile_view" | "narrow" | "permute" | "broadcast" | "diagonal" | "local_tile" | "local_partition" => {
-            super::views::call(name, args, env, src, e)
+            super::views::call(name, args, vals, src, e)
         }
         "select" => {
             ar(2, 2)?;
@@ -439,7 +448,11 @@ pub(super) fn call<I: Int>(name: &str, args: &[Expr], env: &Env<I>, src: &str, e
                 .collect::<Result<_>>()?;
             // Each index pads that many zeros: keep it to tuple sizes the parser accepts.
             if let Some(big) = path.iter().find(|&&i| i >= 4096) {
-                return Err(at(src, e, format!("lift: mode index {big} is too large (at most 4095)")));
+                return Err(at(
+                    src,
+                    e,
+                    format!("lift: mode index {big} is too large (at most 4095)"),
+                ));
             }
             let x = ev(0)?.to_int_tuple()?;
             Ok(Value::from_int_tuple(&x.lift(&path, &I::zero())))

@@ -261,7 +261,8 @@ pub fn eval_expr<I: Int>(e: &Expr, env: &Env<I>, src: &str) -> Result<Value<I>> 
             if let Some(v) = env.get(name) {
                 return apply(v.clone(), args, env, src, e);
             }
-            builtins::call(name, args, env, src, e)
+            let vals: Vec<Result<Value<I>>> = args.iter().map(|a| eval_expr(a, env, src)).collect();
+            builtins::call(name, args, &vals, env, src, e)
         }
         ExprKind::Keyword(n, _) => Err(at(
             src,

@@ -161,7 +161,10 @@ impl<I: Int> Value<I> {
     pub fn to_tiler(&self) -> Result<Tiler<I>> {
         match self {
             Value::Keep => Ok(Tiler::Keep),
-            Value::Int(n) => Ok(Tiler::Layout(Layout::leaf(n.clone(), I::one()))),
+            Value::Int(n) => Ok(Tiler::Layout(Layout::new(
+                HTuple::leaf(n.clone()),
+                HTuple::leaf(Stride::Int(I::one())),
+            )?)),
             Value::Layout(l) => Ok(Tiler::Layout(l.clone())),
             Value::Tuple(vs) => Ok(Tiler::Tuple(
                 vs.iter().map(Value::to_tiler).collect::<Result<_>>()?,

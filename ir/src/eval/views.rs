@@ -125,7 +125,13 @@ fn offset_entry<I: Int>(v: &Value<I>) -> Result<SliceArg> {
 
 /// Calls the view builtin `name`: `select` with three arguments, `tile_view`, `narrow`,
 /// `permute`, `broadcast`, `diagonal`, `local_tile`, `local_partition`.
-pub(super) fn call<I: Int>(name: &str, args: &[Expr], env: &Env<I>, src: &str, e: &Expr) -> Result<Value<I>> {
+pub(super) fn call<I: Int>(
+    name: &str,
+    args: &[Expr],
+    vals: &[Result<Value<I>>],
+    src: &str,
+    e: &Expr,
+) -> Result<Value<I>> {
     let arity = |lo: usize, hi: usize| -> Result<()> {
         if args.len() < lo || args.len() > hi {
             let want = if lo == hi {
@@ -141,7 +147,7 @@ pub(super) fn call<I: Int>(name: &str, args: &[Expr], env: &Env<I>, src: &str, e
         }
         Ok(())
     };
-    let ev = |k: usize| eval_expr(&args[k], env, src);
+    let ev = |k: usize| vals[k].clone();
     let run = |r: ViewResult<ComposedLayout<i64>>| r.map_err(|err| named(name, err)).and_then(value_of);
     match name {
         "select" => {
