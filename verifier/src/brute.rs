@@ -350,6 +350,20 @@ fn one(p: &Property, ps: &HashMap<String, i64>, budget: &mut u64) -> Result<Opti
 fn injective(c: &Concrete, ps: &HashMap<String, i64>, budget: &mut u64) -> Result<Option<Verdict>> {
     let n = c.size()?;
     check_work(n, budget)?;
+    if let Some(offs) = c.offsets()? {
+        // Integer values: sort the (value, index) pairs and look for neighbours.
+        let mut v: Vec<(i64, i64)> = offs.into_iter().zip(0..).collect();
+        v.sort_unstable();
+        if let Some(w) = v.windows(2).find(|w| w[0].0 == w[1].0) {
+            let (y, x) = (w[0].1.min(w[1].1), w[0].1.max(w[1].1));
+            return Ok(Some(refuted(
+                format!("L({y}) == L({x}) == {}", w[0].0),
+                vec![witness("x", c, y)?, witness("y", c, x)?],
+                ps,
+            )));
+        }
+        return Ok(None);
+    }
     let mut seen: HashMap<Point, i64> = HashMap::with_capacity(n as usize);
     for x in 0..n {
         let v = c.eval(x)?;
@@ -370,8 +384,11 @@ fn injective(c: &Concrete, ps: &HashMap<String, i64>, budget: &mut u64) -> Resul
 fn in_bounds(c: &Concrete, hi: i64, ps: &HashMap<String, i64>, budget: &mut u64) -> Result<Option<Verdict>> {
     let n = c.size()?;
     check_work(n, budget)?;
-    for x in 0..n {
-        let v = c.offset(x)?;
+    let offs = match c.offsets()? {
+        Some(o) => o,
+        None => (0..n).map(|x| c.offset(x)).collect::<Result<_>>()?,
+    };
+    for (x, v) in (0..).zip(offs) {
         if !(0..hi).contains(&v) {
             return Ok(Some(refuted(
                 format!("L({x}) = {v} is outside [0, {hi})"),

@@ -153,6 +153,52 @@ impl Concrete {
         Ok(p)
     }
 
+    /// Every offset, in index order, for integer-valued functions (`None` otherwise): an
+    /// odometer over the leaves, one addition per index instead of a division per leaf.
+    pub fn offsets(&self) -> Result<Option<Vec<i64>>> {
+        let (l, sw) = match self {
+            Concrete::Layout(l) => (l, None),
+            Concrete::Composed(c) => (&c.inner, Some(c)),
+        };
+        let strides: Option<Vec<i64>> = l.flat_stride().iter().map(|d| d.as_int().copied()).collect();
+        let Some(strides) = strides else { return Ok(None) };
+        let shape = l.flat_shape();
+        let n = usize::try_from(l.size()?).map_err(|_| Error::invalid("negative size"))?;
+        let mut out = Vec::with_capacity(n);
+        let mut crd = vec![0i64; shape.len()];
+        let mut off = 0i64;
+        for _ in 0..n {
+            out.push(match sw {
+                None => off,
+                Some(c) => {
+                    let x = c
+                        .offset
+                        .checked_add(off)
+                        .ok_or_else(|| Error::Overflow("offset".into()))?;
+                    c.swizzle.map_or(x, |s| s.apply(x))
+                }
+            });
+            // Advance the colexicographic odometer.
+            for k in 0..shape.len() {
+                crd[k] += 1;
+                off = off
+                    .checked_add(strides[k])
+                    .ok_or_else(|| Error::Overflow("offset".into()))?;
+                if crd[k] < shape[k] {
+                    break;
+                }
+                let span = strides[k]
+                    .checked_mul(shape[k])
+                    .ok_or_else(|| Error::Overflow("offset".into()))?;
+                off = off
+                    .checked_sub(span)
+                    .ok_or_else(|| Error::Overflow("offset".into()))?;
+                crd[k] = 0;
+            }
+        }
+        Ok(Some(out))
+    }
+
     /// The integer offset at `i` (an error for coordinate-valued functions).
     pub fn offset(&self, i: i64) -> Result<i64> {
         let p = self.eval(i)?;
