@@ -47,7 +47,7 @@ fn sizes(c: &mut Criterion) {
     g.sample_size(10)
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(3));
-    for rows in [16i64, 64, 256, 1024] {
+    for rows in [16i64, 64, 256, 1024, 4096, 16384] {
         let n = rows * 64;
         let (f, b) = tile(rows);
         let inj = Property::Injective(f);

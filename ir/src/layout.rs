@@ -338,6 +338,14 @@ impl<I: Int> LayoutBuilder<I> {
         }
     }
 
+    /// Appends a whole layout as the next mode.
+    pub(crate) fn push_layout(&mut self, l: Layout<I>) {
+        self.toks.extend_from_slice(l.shape.profile().tokens());
+        let (s, d) = (l.shape.into_leaves(), l.stride.into_leaves());
+        self.s.extend(s);
+        self.d.extend(d);
+    }
+
     pub(crate) fn finish(self) -> Layout<I> {
         Layout {
             shape: HTuple::from_raw(self.toks.clone(), self.s),

@@ -4,6 +4,7 @@
 use crate::error::{Error, Result};
 use crate::int::Int;
 use crate::stride::{Codomain, Stride};
+use smallvec::SmallVec;
 
 /// One leaf on an axis: its index among the leaves, its extent, its scalar stride.
 #[derive(Clone, Debug)]
@@ -13,10 +14,13 @@ pub(crate) struct AxisLeaf<I> {
     pub d: I,
 }
 
+/// The leaves of one axis.
+pub(crate) type Group<I> = SmallVec<[AxisLeaf<I>; 8]>;
+
 /// The leaves grouped by axis. `coord` is `false` for an integer codomain (one axis).
 pub(crate) struct Axes<I> {
     pub coord: bool,
-    pub groups: Vec<Vec<AxisLeaf<I>>>,
+    pub groups: SmallVec<[Group<I>; 1]>,
 }
 
 /// Groups flat leaves by axis. Coordinate strides must be single basis vectors `v@k` at depth
@@ -32,7 +36,7 @@ pub(crate) fn axes<I: Int>(op: &'static str, shape: &[I], stride: &[Stride<I>]) 
     match cod {
         Codomain::F2 => Err(Error::cond(op, "F2 strides are not supported here")),
         Codomain::Int => {
-            let mut g = Vec::with_capacity(shape.len());
+            let mut g: Group<I> = SmallVec::new();
             for (idx, (s, d)) in shape.iter().zip(stride).enumerate() {
                 let d = d
                     .as_int()
@@ -45,11 +49,11 @@ pub(crate) fn axes<I: Int>(op: &'static str, shape: &[I], stride: &[Stride<I>]) 
             }
             Ok(Axes {
                 coord: false,
-                groups: vec![g],
+                groups: smallvec::smallvec![g],
             })
         }
         Codomain::Coord => {
-            let mut groups: Vec<Vec<AxisLeaf<I>>> = Vec::new();
+            let mut groups: SmallVec<[Group<I>; 1]> = SmallVec::new();
             for (idx, (s, d)) in shape.iter().zip(stride).enumerate() {
                 if d.is_const_zero() {
                     continue;
@@ -65,7 +69,7 @@ pub(crate) fn axes<I: Int>(op: &'static str, shape: &[I], stride: &[Stride<I>]) 
                 }
                 let k = path[0] as usize;
                 if groups.len() <= k {
-                    groups.resize_with(k + 1, Vec::new);
+                    groups.resize_with(k + 1, SmallVec::new);
                 }
                 groups[k].push(AxisLeaf {
                     idx,

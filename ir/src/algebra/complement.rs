@@ -17,7 +17,7 @@
 //! ```
 
 use super::axes::{AxisLeaf, axes, sort_by_stride};
-use super::coalesce::{coalesce, coalesce_z_flat};
+use super::coalesce::coalesce_z_flat;
 use super::tiler::{Tiler, tiler_to_layout};
 use crate::error::{Error, Result};
 use crate::htuple::HTuple;
@@ -25,6 +25,7 @@ use crate::int::Int;
 use crate::layout::Layout;
 use crate::shape;
 use crate::stride::Stride;
+use smallvec::SmallVec;
 
 /// The complement of `a`, extended to `cotarget` when given.
 pub fn complement<I: Int>(a: &Layout<I>, cotarget: Option<&HTuple<I>>) -> Result<Layout<I>> {
@@ -69,14 +70,14 @@ pub fn complement<I: Int>(a: &Layout<I>, cotarget: Option<&HTuple<I>>) -> Result
 
 /// For each mode of `A` that a complement steps over, in stride order, the pair
 /// `(stride, span of the smaller modes)`.
-type Steps<I> = Vec<(I, I)>;
+type Steps<I> = SmallVec<[(I, I); 4]>;
 
 /// The minimal complement along one axis, with its trailing size-1 mode, and its [`Steps`].
 fn complement_axis<I: Int>(g: &mut [AxisLeaf<I>], a: &Layout<I>) -> Result<(Layout<I>, Steps<I>)> {
     sort_by_stride("complement", g)?;
-    let mut rs: Vec<I> = Vec::new();
-    let mut rd: Vec<I> = vec![I::one()];
-    let mut steps: Steps<I> = Vec::new();
+    let mut rs: SmallVec<[I; 8]> = SmallVec::new();
+    let mut rd: SmallVec<[I; 8]> = smallvec::smallvec![I::one()];
+    let mut steps: Steps<I> = SmallVec::new();
     for leaf in g.iter() {
         if leaf.d.is_zero()? || leaf.s.is(1) {
             continue;
@@ -101,7 +102,7 @@ fn complement_axis<I: Int>(g: &mut [AxisLeaf<I>], a: &Layout<I>) -> Result<(Layo
         steps.push((leaf.d.clone(), last));
     }
     rs.push(I::one());
-    let rd: Vec<Stride<I>> = rd.into_iter().map(Stride::Int).collect();
+    let rd: SmallVec<[Stride<I>; 8]> = rd.into_iter().map(Stride::Int).collect();
     let (s, d) = coalesce_z_flat(&rs, &rd)?;
     if s.is_empty() {
         return Ok((Layout::leaf(I::one(), Stride::zero()), steps));
@@ -150,7 +151,7 @@ fn extend<I: Int>(c: &Layout<I>, target: &HTuple<I>) -> Result<Layout<I>> {
         .ok_or_else(|| Error::cond("complement", "non-integer span"))?;
     // PyCuTe's leaf-by-leaf rounding.
     let mut left = span.clone();
-    let mut reps: Vec<I> = Vec::with_capacity(target.leaves().len());
+    let mut reps: SmallVec<[I; 4]> = SmallVec::new();
     for e in target.leaves() {
         reps.push(e.div_up(&left)?);
         left = left.div_up(e)?;
@@ -159,18 +160,27 @@ fn extend<I: Int>(c: &Layout<I>, target: &HTuple<I>) -> Result<Layout<I>> {
     if target.leaves().len() > 1 {
         let total = shape::size(target)?;
         if span.mul(&I::product(&reps)?)?.less(&total)? {
-            reps = vec![total.div_up(&span)?];
+            reps = smallvec::smallvec![total.div_up(&span)?];
         }
     }
-    let mut s: Vec<I> = c.flat_shape()[..n - 1].to_vec();
-    let mut d: Vec<Stride<I>> = c.flat_stride()[..n - 1].to_vec();
+    let mut s: SmallVec<[I; 8]> = c.flat_shape()[..n - 1].iter().cloned().collect();
+    let mut d: SmallVec<[Stride<I>; 8]> = c.flat_stride()[..n - 1].iter().cloned().collect();
     let mut acc = span;
     for r in reps {
         s.push(r.clone());
         d.push(Stride::Int(acc.clone()));
         acc = acc.mul(&r)?;
     }
-    coalesce(&Layout::flat_or_leaf(s, d))
+    // coalesce(s:d), without building the intermediate layout.
+    let (mut s, mut d) = coalesce_z_flat(&s, &d)?;
+    if s.is_empty() {
+        return Ok(Layout::leaf(I::one(), Stride::zero()));
+    }
+    if s.len() > 1 && s.last().is_some_and(|x| x.is(1)) {
+        s.pop();
+        d.pop();
+    }
+    Ok(Layout::flat_or_leaf(s, d))
 }
 
 #[cfg(test)]

@@ -47,14 +47,19 @@ pub(crate) fn by_mode<I: Int>(
             format!("tiler has {} modes but {a} has rank {}", ts.len(), a.rank()),
         ));
     }
-    let mut out: smallvec::SmallVec<[Layout<I>; 4]> = smallvec::SmallVec::new();
+    let mut out = crate::layout::LayoutBuilder::new();
+    out.toks.push(a.rank() as u32 + 1);
     for (k, m) in a.modes().into_iter().enumerate() {
         match ts.get(k) {
-            Some(t) => out.push(f(&m, t)?),
-            None => out.push(m),
+            Some(t) => out.push_layout(f(&m, t)?),
+            None => out.push_layout(m),
         }
     }
-    Ok(Layout::concat(out))
+    if a.shape().is_leaf() {
+        // A leaf layout is its own single mode: the result is a rank-1 tuple.
+        out.toks[0] = 2;
+    }
+    Ok(out.finish())
 }
 
 /// Gathers the by-mode results `((t0,r0),(t1,r1),...)` into `((t0,t1,...),(r0,r1,...))`.
