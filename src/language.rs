@@ -22,7 +22,8 @@ FUNCTIONS
   make_identity_layout make_basis_like tiler_to_layout max_common_vector select take get
   flatten wrap unwrap size cosize rank depth shape stride coshape coprofile product
   product_each prefix_product inner_product idx2crd crd2idx congruent weakly_congruent
-  compatible common_refinement common_coarsening repeat_like lift
+  compatible common_refinement common_coarsening repeat_like lift slice_ dice_ unflatten
+  is_tuple fdiv fmod
   Views (each prints as a view OFF o L): tile_view narrow permute broadcast diagonal
   local_tile local_partition, select(L, dim, i), and slicing L[2:4, ::-1]
 

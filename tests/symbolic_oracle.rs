@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use tessera::ir::eval::{Session, Value};
 use tessera::ir::sym::SymInt;
-use tessera::ir::{Error, Layout, Stride, eval_str, parse_layout};
+use tessera::ir::{Error, Layout, eval_str, parse_layout};
 
 const PARAMS: [&str; 2] = [
     "M where M % 16 == 0, 32 <= M <= 256",
@@ -104,21 +104,7 @@ fn op_expr() -> impl Strategy<Value = String> {
 }
 
 fn instantiate(l: &Layout<SymInt>, vals: &HashMap<String, i64>) -> Result<Layout<i64>, Error> {
-    let shape = l.shape().try_map(|s| s.eval(vals))?;
-    let stride = l.stride().try_map(|d| -> Result<Stride<i64>, Error> {
-        match d {
-            Stride::Int(v) => Ok(Stride::Int(v.eval(vals)?)),
-            Stride::F2(v) => Ok(Stride::F2(*v)),
-            Stride::Basis(_) => {
-                let mut acc = Stride::zero();
-                for (p, v) in d.terms() {
-                    acc = acc.add(&Stride::basis(v.eval(vals)?, &p))?;
-                }
-                Ok(acc)
-            }
-        }
-    })?;
-    Layout::new(shape, stride)
+    tessera::ir::sym::instantiate(l, vals)
 }
 
 fn substitute(expr: &str, m: i64, n: i64) -> String {

@@ -227,22 +227,7 @@ impl<I: Int> Layout<I> {
 
     /// Evaluates at an integral index; the last mode absorbs an index past the size.
     pub fn eval_index(&self, idx: &I) -> Result<Stride<I>> {
-        let n = self.flat_shape().len();
-        let mut rest = idx.clone();
-        let mut acc = Stride::zero();
-        for (k, (s, d)) in self.flat_shape().iter().zip(self.flat_stride()).enumerate() {
-            let c = if k + 1 == n {
-                std::mem::replace(&mut rest, I::zero())
-            } else {
-                let (q, r) = rest.div_mod(s)?;
-                rest = q;
-                r
-            };
-            if !c.is(0) {
-                acc = acc.add(&d.scale(&c)?)?;
-            }
-        }
-        Ok(acc)
+        eval_flat(self.flat_shape(), self.flat_stride(), idx)
     }
 
     /// Evaluates at a coordinate of any form: an index, a flat or a natural coordinate.
@@ -302,6 +287,27 @@ impl<I: Int> Layout<I> {
             }
         }
     }
+}
+
+/// The value at index `idx` of the flat layout `s:d`: `idx` is split colexicographically over
+/// the extents and the last leaf keeps the whole quotient.
+pub(crate) fn eval_flat<I: Int>(s: &[I], d: &[Stride<I>], idx: &I) -> Result<Stride<I>> {
+    let n = s.len();
+    let mut rest = idx.clone();
+    let mut acc = Stride::zero();
+    for (k, (s, d)) in s.iter().zip(d).enumerate() {
+        let c = if k + 1 == n {
+            std::mem::replace(&mut rest, I::zero())
+        } else {
+            let (q, r) = rest.div_mod(s)?;
+            rest = q;
+            r
+        };
+        if !c.is(0) {
+            acc = acc.add(&d.scale(&c)?)?;
+        }
+    }
+    Ok(acc)
 }
 
 /// Builds a layout from prefix tokens and leaves, without intermediate layouts.

@@ -7,17 +7,11 @@
 use proptest::prelude::*;
 use tessera_ir::{Error, eval_str};
 
-/// `cases` cases, times `$TESSERA_PROPTEST_SCALE` when set (for longer soak runs).
+mod common;
+
+/// `cases` cases, scaled by `$TESSERA_PROPTEST_SCALE`.
 fn cfg(cases: u32) -> ProptestConfig {
-    let scale = std::env::var("TESSERA_PROPTEST_SCALE")
-        .ok()
-        .and_then(|v| v.parse::<u32>().ok())
-        .unwrap_or(1);
-    ProptestConfig {
-        cases: cases.saturating_mul(scale.max(1)),
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
+    common::scaled(cases)
 }
 
 /// Valid expressions in the style of the corpus, the seeds of the mutations.

@@ -15,18 +15,12 @@ use tessera_ir::{Error, HTuple, Layout, Stride};
 
 type L = Layout<i64>;
 
-/// `cases` cases, times `$TESSERA_PROPTEST_SCALE` when set (for longer soak runs).
+/// `cases` cases (scaled by `$TESSERA_PROPTEST_SCALE`); some properties only apply to part of
+/// what the strategies draw (`prop_assume!`), so rejections are not limited.
 fn cfg(cases: u32) -> ProptestConfig {
-    let scale = std::env::var("TESSERA_PROPTEST_SCALE")
-        .ok()
-        .and_then(|v| v.parse::<u32>().ok())
-        .unwrap_or(1);
     ProptestConfig {
-        cases: cases.saturating_mul(scale.max(1)),
-        // Some properties only apply to part of what the strategies draw (prop_assume!).
         max_global_rejects: u32::MAX,
-        failure_persistence: None,
-        ..ProptestConfig::default()
+        ..common::scaled(cases)
     }
 }
 

@@ -486,3 +486,22 @@ fn rust_api_examples() {
     let c: Layout<i64> = Layout::compact(&parse_int_tuple("(4,8)").unwrap()).unwrap();
     assert_eq!(c.to_string(), "(4,8):(1,4)");
 }
+
+#[test]
+fn slice_dice_unflatten() {
+    assert_eq!(
+        tessera_ir::eval_str("slice_((_,1), ((2,3),(5,7,9)))").unwrap(),
+        "((2,3))"
+    );
+    assert_eq!(
+        tessera_ir::eval_str("dice_((_,1), ((2,3),(5,7,9)))").unwrap(),
+        "((5,7,9))"
+    );
+    assert_eq!(
+        tessera_ir::eval_str("unflatten((1,2,3,4), ((0,0),(0,0)))").unwrap(),
+        "((1,2),(3,4))"
+    );
+    assert_eq!(tessera_ir::eval_str("is_tuple((1,2))").unwrap(), "true");
+    assert_eq!(tessera_ir::eval_str("is_tuple(7)").unwrap(), "false");
+    assert!(tessera_ir::eval_str("slice_((_,1,2), ((2,3),(5,7,9)))").is_err());
+}

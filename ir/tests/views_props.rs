@@ -575,6 +575,9 @@ proptest! {
                 }
                 (Ok(_), Err(e)) => prop_assert!(tolerated(&e), "{:?} on {}: {}", op, v.layout(), e),
                 (Err(_), Err(ViewError::EmptyView { .. })) => {}
+                // Several entries can each fail; an earlier entry that is not a layout may be
+                // reported before a later empty range.
+                (Err(_), Err(e)) if tolerated(&e) => {}
                 (Err(why), r) => prop_assert!(false, "{:?} on {} should fail ({}), got {:?}", op, v.layout(), why, r.map(|x| x.layout().clone())),
             }
         }

@@ -3,7 +3,7 @@
 
 use crate::bank;
 use crate::func::{Concrete, Func, Point, same_point, show_point};
-use crate::property::{Property, facts, witness};
+use crate::property::{Property, facts, funcs, witness};
 use crate::verdict::{Counterexample, Verdict};
 use std::collections::{HashMap, HashSet};
 use tessera_ir::index::Var;
@@ -68,27 +68,8 @@ fn params_of(p: &Property) -> Result<Vec<String>> {
         }
         Ok(())
     };
-    match p {
-        Property::Injective(f)
-        | Property::Surjective(f, _)
-        | Property::Bijective(f)
-        | Property::InBounds(f, _)
-        | Property::Contiguous(f)
-        | Property::Vectorizable(f, _) => add(f)?,
-        Property::Equal(a, b) | Property::LeftInverseValid(a, b) | Property::RightInverseValid(a, b) => {
-            add(a)?;
-            add(b)?
-        }
-        Property::ComplementValid(a, c, _) => {
-            add(a)?;
-            add(c)?
-        }
-        Property::CompositionValid(a, b, r) => {
-            add(a)?;
-            add(b)?;
-            add(r)?
-        }
-        _ => {}
+    for f in funcs(p) {
+        add(f)?;
     }
     let f = facts(p);
     names.extend(f.names().map(String::from));

@@ -75,23 +75,7 @@ impl Func {
 
     /// The function at concrete parameter values.
     pub fn at(&self, vals: &HashMap<String, i64>) -> Result<Concrete> {
-        let inst = |l: &Layout<SymInt>| -> Result<Layout<i64>> {
-            let shape = l.shape().try_map(|s| s.eval(vals))?;
-            let stride = l.stride().try_map(|d| -> Result<Stride<i64>> {
-                match d {
-                    Stride::Int(v) => Ok(Stride::Int(v.eval(vals)?)),
-                    Stride::F2(v) => Ok(Stride::F2(*v)),
-                    Stride::Basis(_) => {
-                        let mut acc = Stride::zero();
-                        for (p, v) in d.terms() {
-                            acc = acc.add(&Stride::basis(v.eval(vals)?, &p))?;
-                        }
-                        Ok(acc)
-                    }
-                }
-            })?;
-            Layout::new(shape, stride)
-        };
+        let inst = |l: &Layout<SymInt>| tessera_ir::sym::instantiate(l, vals);
         Ok(match self {
             Func::Layout(l) => Concrete::Layout(inst(l)?),
             Func::Composed(c) => Concrete::Composed(ComposedLayout {

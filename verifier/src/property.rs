@@ -59,7 +59,8 @@ pub struct Options {
     pub timeout_ms: Option<u64>,
 }
 
-fn funcs(p: &Property) -> Vec<&Func> {
+/// The layouts a property talks about.
+pub(crate) fn funcs(p: &Property) -> Vec<&Func> {
     match p {
         Property::Injective(f)
         | Property::Surjective(f, _)

@@ -117,21 +117,7 @@ struct Digits<'a, I> {
 impl<I: Int> Digits<'_, I> {
     /// `A` at the integer `x` (the last digit absorbs the excess).
     fn eval(&self, x: &I) -> Result<Stride<I>> {
-        let mut rest = x.clone();
-        let mut acc = Stride::zero();
-        for (k, (s, d)) in self.s.iter().zip(self.d).enumerate() {
-            let c = if k + 1 == self.s.len() {
-                std::mem::replace(&mut rest, I::zero())
-            } else {
-                let (q, r) = rest.div_mod(s)?;
-                rest = q;
-                r
-            };
-            if !c.is(0) {
-                acc = acc.add(&d.scale(&c)?)?;
-            }
-        }
-        Ok(acc)
+        crate::layout::eval_flat(self.s, self.d, x)
     }
 }
 

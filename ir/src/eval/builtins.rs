@@ -67,6 +67,10 @@ pub const BUILTINS: &[(&str, &str)] = &[
     ("common_coarsening", "a, b"),
     ("fdiv", "a, b (floor division)"),
     ("fmod", "a, b (floor remainder)"),
+    ("slice_", "crd, x (the parts under '_')"),
+    ("dice_", "crd, x (the parts under integers)"),
+    ("unflatten", "flat, profile"),
+    ("is_tuple", "x"),
     ("repeat_like", "x, profile"),
     ("lift", "x, i, j, ..."),
     // Views (eval/views.rs): each returns a view `OFF o L`.
@@ -82,7 +86,7 @@ pub const BUILTINS: &[(&str, &str)] = &[
     ),
 ];
 
-fn arity(src: &str, e: &Expr, name: &str, args: &[Expr], lo: usize, hi: usize) -> Result<()> {
+pub(super) fn arity(src: &str, e: &Expr, name: &str, args: &[Expr], lo: usize, hi: usize) -> Result<()> {
     if args.len() < lo || args.len() > hi {
         let want = if lo == hi {
             format!("{lo}")
@@ -435,6 +439,26 @@ pub(super) fn call<I: Int>(
                 a.floor_mod(&b)?
             }))
         }
+        "slice_" | "dice_" => {
+            ar(2, 2)?;
+            let (c, b) = (ev(0)?, ev(1)?);
+            let mut out = Vec::new();
+            slice_dice(&c, &b, name == "slice_", &mut out).map_err(|m| at(src, e, format!("{name}: {m}")))?;
+            Ok(Value::Tuple(out))
+        }
+        "unflatten" => {
+            ar(2, 2)?;
+            let flat = ev(0)?.to_int_tuple()?;
+            let prof = ev(1)?.to_shape()?;
+            Ok(Value::from_int_tuple(&HTuple::unflatten(
+                flat.leaves().iter().cloned(),
+                prof.profile(),
+            )?))
+        }
+        "is_tuple" => {
+            ar(1, 1)?;
+            Ok(Value::Bool(matches!(ev(0)?, Value::Tuple(_))))
+        }
         "repeat_like" => {
             ar(2, 2)?;
             let x = ev(0)?.to_int()?;
@@ -475,6 +499,40 @@ fn stride_tuple_value<I: Int>(t: &HTuple<crate::stride::Stride<I>>) -> Value<I> 
         };
     }
     Value::Tuple(t.modes().iter().map(stride_tuple_value).collect())
+}
+
+/// PyCuTe's `slice_` (`keep == true`: the parts of `b` under `_` entries of `c`) and `dice_`
+/// (the parts under integer entries), gathered into one tuple.
+fn slice_dice<I: Int>(
+    c: &Value<I>,
+    b: &Value<I>,
+    keep: bool,
+    out: &mut Vec<Value<I>>,
+) -> std::result::Result<(), String> {
+    match c {
+        Value::Keep => {
+            if keep {
+                out.push(b.clone());
+            }
+            Ok(())
+        }
+        Value::Int(_) => {
+            if !keep {
+                out.push(b.clone());
+            }
+            Ok(())
+        }
+        Value::Tuple(cs) => match b {
+            Value::Tuple(bs) if bs.len() == cs.len() => {
+                for (x, y) in cs.iter().zip(bs) {
+                    slice_dice(x, y, keep, out)?;
+                }
+                Ok(())
+            }
+            _ => Err(format!("coordinate {c} does not match {b}")),
+        },
+        _ => Err(format!("expected a coordinate of integers and '_', found {c}")),
+    }
 }
 
 /// `(i, j, ...)` or a single index.

@@ -132,21 +132,7 @@ pub(super) fn call<I: Int>(
     src: &str,
     e: &Expr,
 ) -> Result<Value<I>> {
-    let arity = |lo: usize, hi: usize| -> Result<()> {
-        if args.len() < lo || args.len() > hi {
-            let want = if lo == hi {
-                format!("{lo}")
-            } else {
-                format!("{lo} to {hi}")
-            };
-            return Err(at(
-                src,
-                e,
-                format!("{name} takes {want} arguments, got {}", args.len()),
-            ));
-        }
-        Ok(())
-    };
+    let arity = |lo: usize, hi: usize| super::builtins::arity(src, e, name, args, lo, hi);
     let ev = |k: usize| vals[k].clone();
     let run = |r: ViewResult<ComposedLayout<i64>>| r.map_err(|err| named(name, err)).and_then(value_of);
     match name {

@@ -8,6 +8,20 @@ use proptest::prelude::*;
 use tessera_ir::algebra::Tiler;
 use tessera_ir::{HTuple, Layout, Stride};
 
+/// `cases` proptest cases, times `$TESSERA_PROPTEST_SCALE` when set (for longer soak runs),
+/// without failure persistence.
+pub fn scaled(cases: u32) -> ProptestConfig {
+    let scale = std::env::var("TESSERA_PROPTEST_SCALE")
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok())
+        .unwrap_or(1);
+    ProptestConfig {
+        cases: cases.saturating_mul(scale.max(1)),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
 /// Largest layout size the strategies produce, so that pointwise checks stay fast.
 pub const MAX_SIZE: i64 = 4096;
 
