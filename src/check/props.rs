@@ -105,7 +105,11 @@ pub(super) fn property(text: &str, off: usize, env: &Env<SymInt>) -> Result<Prop
             };
             return Err((
                 off + e.col,
-                format!("{name} takes {want} arguments, got {}", pos.len()),
+                format!(
+                    "{name} takes {want} argument{}, got {}",
+                    if hi == 1 { "" } else { "s" },
+                    pos.len()
+                ),
             ));
         }
         Ok(())
@@ -199,11 +203,20 @@ pub(super) fn property(text: &str, off: usize, env: &Env<SymInt>) -> Result<Prop
                     }
                 }
             }
+            let access = access.unwrap_or(elem);
+            if ![1, 2, 4, 8, 16].contains(&access) || elem < 1 || access % elem != 0 {
+                return Err((
+                    off + e.col,
+                    format!(
+                        "{name}: access={access} must be 1, 2, 4, 8 or 16 bytes and a multiple of elem={elem}"
+                    ),
+                ));
+            }
             let b = Bank {
                 smem: func(pos[0])?,
                 tv: func(pos[1])?,
                 elem,
-                access: access.unwrap_or(elem),
+                access,
             };
             match (name.as_str(), cmp) {
                 ("bank_conflict_free", _) => Property::BankConflictFree(b),

@@ -96,7 +96,11 @@ pub(super) fn arity(src: &str, e: &Expr, name: &str, args: &[Expr], lo: usize, h
         return Err(at(
             src,
             e,
-            format!("{name} takes {want} arguments, got {}", args.len()),
+            format!(
+                "{name} takes {want} argument{}, got {}",
+                if hi == 1 { "" } else { "s" },
+                args.len()
+            ),
         ));
     }
     Ok(())
