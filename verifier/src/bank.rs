@@ -29,10 +29,10 @@
 //! ```
 
 use crate::func::{Concrete, Func};
-use crate::query::{Outcome, Query};
+use crate::query::{Outcome, Query, output_range};
 use crate::verdict::{Counterexample, Verdict, Witness};
 use std::collections::HashMap;
-use tessera_ir::sym::Facts;
+use tessera_ir::sym::{Facts, SymInt};
 use tessera_ir::{Error, Result};
 
 /// A bank-conflict question.
@@ -144,11 +144,11 @@ fn geometry(b: &Bank) -> Result<Geometry> {
             "the thread-value layout must have rank 2 (threads, values), not {shape}"
         )));
     }
-    let threads = crate::func::eval_sym(
+    let threads = SymInt::eval(
         &tessera_ir::shape::size(&shape.mode(0).unwrap_or_else(|| shape.clone()))?,
         &none,
     )?;
-    let values = crate::func::eval_sym(
+    let values = SymInt::eval(
         &tessera_ir::shape::size(&shape.mode(1).unwrap_or_else(|| shape.clone()))?,
         &none,
     )?;
@@ -302,15 +302,9 @@ pub fn prove_conflict_free(b: &Bank, timeout_ms: Option<u64>) -> Result<Verdict>
     let (es, et) = (b.smem.lower()?, b.tv.lower()?);
     let n_tv = g.threads * g.chunks * g.vpa;
     let tv_range: (i128, i128) = (0, n_tv as i128 - 1);
-    let probe = Query::new(
-        Default::default(),
-        &[(&et, tv_range)],
-        &[n_tv as i128],
-        timeout_ms,
-    )?;
-    let sr = probe.output_range(&et, tv_range);
-    let probe2 = Query::new(Default::default(), &[(&es, sr)], &[n_tv as i128], timeout_ms)?;
-    let er = probe2.output_range(&es, sr);
+    let none = Facts::default();
+    let sr = output_range(&none, &et, tv_range);
+    let er = output_range(&none, &es, sr);
     let top = er.0.abs().max(er.1.abs()).saturating_mul(b.elem as i128 + 1);
     let mut q = Query::new(
         std::sync::Arc::new(Facts::default()),

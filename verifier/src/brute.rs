@@ -137,7 +137,7 @@ fn brute_inner(p: &Property, work: u64) -> Result<Verdict> {
 
 /// Checks one valuation; `Some` refutation or `None` when the property holds there.
 fn one(p: &Property, ps: &HashMap<String, i64>, budget: &mut u64) -> Result<Option<Verdict>> {
-    let sym = |s: &tessera_ir::sym::SymInt| crate::func::eval_sym(s, ps);
+    let sym = |s: &tessera_ir::sym::SymInt| s.eval(ps);
     match p {
         Property::Injective(f) => {
             let c = f.at(ps)?;

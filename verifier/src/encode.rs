@@ -153,6 +153,14 @@ impl Term {
         })
     }
 
+    /// The term as a z3 AST, to bind it in a quantifier.
+    pub fn as_ast(&self) -> &dyn z3::ast::Ast {
+        match self {
+            Term::B(b) => b,
+            Term::I(i) => i,
+        }
+    }
+
     /// The value of this term in a model.
     pub fn value(&self, m: &z3::Model) -> Option<i64> {
         match self {

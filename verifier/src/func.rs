@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 use tessera_ir::algebra::coalesce_z;
 use tessera_ir::index::{IndexExpr, lower_composed, lower_index};
 use tessera_ir::sym::SymInt;
-use tessera_ir::{ComposedLayout, Error, HTuple, Int, Layout, Result, Stride};
+use tessera_ir::{ComposedLayout, Error, HTuple, Layout, Result, Stride};
 
 /// A layout-like function of a linear index.
 #[derive(Clone, Debug, PartialEq)]
@@ -221,12 +221,4 @@ pub fn show_point(p: &Point) -> String {
         .map(|(k, v)| format!("{}={v}", k.trim_start_matches("coord")))
         .collect();
     format!("({})", parts.join(","))
-}
-
-/// Instantiates a symbolic integer.
-pub fn eval_sym(s: &SymInt, vals: &HashMap<String, i64>) -> Result<i64> {
-    if let Some(c) = s.as_const() {
-        return Ok(c);
-    }
-    s.eval(vals)
 }

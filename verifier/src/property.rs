@@ -6,7 +6,7 @@
 
 use crate::bank::{self, Bank, Cmp};
 use crate::func::{Concrete, Func, same_point, show_point};
-use crate::query::{Outcome, Query, facts_of, points_equal, sym_range};
+use crate::query::{Outcome, Query, facts_of, output_range, points_equal, sym_range};
 use crate::verdict::{Counterexample, Verdict, Witness};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -227,8 +227,7 @@ fn prove_inner(p: &Property, opts: &Options) -> Result<Verdict> {
             let (eb, ea, er) = (b.lower()?, a.lower()?, r.lower()?);
             let size = b.size()?;
             let rr = below(&facts, &size);
-            let probe = Query::new(facts.clone(), &[(&eb, rr)], &[rr.1 + 1], t)?;
-            let br = probe.output_range(&eb, rr);
+            let br = output_range(&facts, &eb, rr);
             let mut q = Query::new(facts.clone(), &[(&eb, rr), (&er, rr), (&ea, br)], &[rr.1 + 1], t)?;
             let n = q.sym(&size)?;
             let zero = q.konst(0);
@@ -304,7 +303,7 @@ fn in_bounds(facts: &Arc<Facts>, f: &Func, bound: &SymInt, t: Option<u64>) -> Re
         let c = f.at(ps)?;
         let x = get(idx, "x")?;
         let v = c.offset(x)?;
-        let hi = crate::func::eval_sym(bound, ps)?;
+        let hi = bound.eval(ps)?;
         if x >= c.size()? || (0..hi).contains(&v) {
             return Ok(None);
         }
@@ -331,10 +330,7 @@ fn surjective(facts: &Arc<Facts>, f: &Func, n: Option<&SymInt>, t: Option<u64>) 
     let x = crate::encode::Term::var(q.mode(), "x!forall");
     let fx = q.apply_offset(&e, &x, r)?;
     let body = Bool::and(&[zero.le(&x)?, x.lt(&sz)?]).implies(fx.eq(&k)?.not());
-    let bound: &dyn z3::ast::Ast = match &x {
-        crate::encode::Term::B(b) => b,
-        crate::encode::Term::I(i) => i,
-    };
+    let bound = x.as_ast();
     q.assert(&z3::ast::forall_const(&[bound], &[], &body));
     finish(&q, |ps, idx| {
         let c = f.at(ps)?;
@@ -369,7 +365,7 @@ fn equal(facts: &Arc<Facts>, a: &Func, b: &Func, t: Option<u64>) -> Result<Verdi
         let (x, y) = (q.sym(&sa)?, q.sym(&sb)?);
         q.assert(&x.eq(&y)?.not());
         let v = finish(&q, |ps, _| {
-            let (x, y) = (crate::func::eval_sym(&sa, ps)?, crate::func::eval_sym(&sb, ps)?);
+            let (x, y) = (sa.eval(ps)?, sb.eval(ps)?);
             Ok((x != y).then(|| Counterexample {
                 params: vec![],
                 witnesses: vec![],
@@ -409,8 +405,7 @@ fn inverse(facts: &Arc<Facts>, inner: &Func, outer: &Func, t: Option<u64>, what:
     let (ei, eo) = (inner.lower()?, outer.lower()?);
     let size = inner.size()?;
     let r = below(facts, &size);
-    let probe = Query::new(facts.clone(), &[(&ei, r)], &[r.1 + 1], t)?;
-    let ir = probe.output_range(&ei, r);
+    let ir = output_range(facts, &ei, r);
     let mut q = Query::new(facts.clone(), &[(&ei, r), (&eo, ir)], &[r.1 + 1], t)?;
     let n = q.sym(&size)?;
     let zero = q.konst(0);
@@ -511,14 +506,8 @@ fn complement_valid(
     let aj = q.apply_offset(&ea, &j, ra)?;
     let inside = Bool::and(&[zero.le(&i)?, i.lt(&nc)?, zero.le(&j)?, j.lt(&na)?]);
     let body = inside.implies(ci.add(&aj)?.eq(&k)?.not());
-    let bi: &dyn z3::ast::Ast = match &i {
-        crate::encode::Term::B(b) => b,
-        crate::encode::Term::I(x) => x,
-    };
-    let bj: &dyn z3::ast::Ast = match &j {
-        crate::encode::Term::B(b) => b,
-        crate::encode::Term::I(x) => x,
-    };
+    let bi = i.as_ast();
+    let bj = j.as_ast();
     q.assert(&z3::ast::forall_const(&[bi, bj], &[], &body));
     finish(&q, |ps, idx| {
         let (ca, cc) = (a.at(ps)?, c.at(ps)?);

@@ -223,16 +223,9 @@ impl Query {
         offset_term(self, &out)
     }
 
-    /// Output ranges of `e` for inputs in `range`.
+    /// Output ranges of `e` for inputs in `range`, under this query's parameters.
     pub fn output_range(&self, e: &IndexExpr, range: Range) -> Range {
-        let mut rin = self.param_ranges.clone();
-        rin.insert(Var::Index, range);
-        let r = ranges(e, &rin);
-        let outs: Vec<Range> = e.outputs().iter().map(|(_, id)| r[id.0 as usize]).collect();
-        (
-            outs.iter().map(|x| x.0).min().unwrap_or(0),
-            outs.iter().map(|x| x.1).max().unwrap_or(0),
-        )
+        output_range_in(&self.param_ranges, e, range)
     }
 
     /// Asserts a condition.
@@ -271,6 +264,23 @@ impl Query {
             .filter_map(|(n, t)| Some((n.clone(), t.value(m)?)))
             .collect()
     }
+}
+
+/// The range of all outputs of `e` for index values in `range`, the parameters ranging over
+/// their facts. Interval analysis only: no solver.
+pub fn output_range(facts: &Facts, e: &IndexExpr, range: Range) -> Range {
+    output_range_in(&param_ranges(facts).0, e, range)
+}
+
+fn output_range_in(params: &HashMap<Var, Range>, e: &IndexExpr, range: Range) -> Range {
+    let mut rin = params.clone();
+    rin.insert(Var::Index, range);
+    let r = ranges(e, &rin);
+    let outs = e.outputs().iter().map(|(_, id)| r[id.0 as usize]);
+    outs.fold(None, |acc: Option<Range>, x| {
+        Some(acc.map_or(x, |a| (a.0.min(x.0), a.1.max(x.1))))
+    })
+    .unwrap_or((0, 0))
 }
 
 /// Pointwise equality of two outputs maps (missing outputs are zero).

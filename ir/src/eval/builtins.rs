@@ -8,7 +8,7 @@ use crate::int::Int;
 use crate::layout::Layout;
 use crate::shape;
 use crate::swizzle::ComposedLayout;
-use crate::text::{BinOp, Expr, ExprKind, SliceItem};
+use crate::text::{BinOp, Expr, ExprKind};
 
 /// Every built-in name with its argument summary, for `--help` and error messages.
 pub const BUILTINS: &[(&str, &str)] = &[
@@ -594,15 +594,4 @@ fn closest(name: &str) -> Option<&'static str> {
         .filter(|(d, _)| *d <= 3)
         .min()
         .map(|(_, n)| n)
-}
-
-/// `x[...]`: Python-like slicing of a layout or a view (see `views.rs`).
-pub(super) fn slice<I: Int>(
-    base: Value<I>,
-    items: &[SliceItem],
-    env: &Env<I>,
-    src: &str,
-    e: &Expr,
-) -> Result<Value<I>> {
-    super::views::slice(base, items, env, src, e)
 }

@@ -271,7 +271,7 @@ pub fn eval_expr<I: Int>(e: &Expr, env: &Env<I>, src: &str) -> Result<Value<I>> 
         )),
         ExprKind::Slice(v, items) => {
             let base = eval_expr(v, env, src)?;
-            builtins::slice(base, items, env, src, e)
+            views::slice(base, items, env, src, e)
         }
     }
 }

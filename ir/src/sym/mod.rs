@@ -123,6 +123,9 @@ impl SymInt {
     /// The value at concrete parameter values; an error for a missing parameter or a
     /// non-integer result (an exact division whose assumption the values violate).
     pub fn eval(&self, vals: &HashMap<String, i64>) -> Result<i64> {
+        if let Some(c) = self.as_const() {
+            return Ok(c);
+        }
         let v = eval_poly(&self.p, vals)?;
         if !v.is_int() {
             return Err(Error::invalid(format!("{self} is not an integer at {vals:?}")));
@@ -180,10 +183,7 @@ pub fn instantiate(
     vals: &HashMap<String, i64>,
 ) -> Result<crate::layout::Layout<i64>> {
     use crate::stride::Stride;
-    let ev = |v: &SymInt| match v.as_const() {
-        Some(c) => Ok(c),
-        None => v.eval(vals),
-    };
+    let ev = |v: &SymInt| v.eval(vals);
     let shape = l.shape().try_map(ev)?;
     let stride = l.stride().try_map(|d| -> Result<Stride<i64>> {
         match d {
