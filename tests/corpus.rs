@@ -145,6 +145,84 @@ fn judge(c: &Case, got: &str) -> Verdict {
     }
 }
 
+/// Why a result differs from this PyCuTe's, by kind.
+const DIVIDE: &str = "the divide's definition complements B against size(A); PyCuTe rounds leaf by \
+                      leaf of shape(A) and over-extends the rest mode past A";
+const PAD: &str = "CuTe pads layouts of unequal rank with 1:0 modes; PyCuTe raises";
+
+/// Every corpus result where Tessera knowingly differs from PyCuTe: the expression, Tessera's
+/// answer, and why. The replay fails on any other difference, and on an entry here that no
+/// longer differs, so that a changed result is always a reviewed one.
+const KNOWN_CHANGES: &[(&str, &str, &str)] = &[
+    (
+        "composition((2,(4,9)):(1,(18,2)),(2:1,2:3))",
+        "(2,2):(1,54)",
+        "PyCuTe's shape-divisibility test rejects it, but both values of 2:3 stay inside \
+         A's extent-4 mode and R(i) == A(B(i)) holds",
+    ),
+    (
+        "logical_divide((((16,9),2),(12,1),1):(((1,16),144),(288,3456),3456),(96,12,1))",
+        "((96,3),(12,1),(1,1)):((1,96),(288,3456),(3456,3456))",
+        DIVIDE,
+    ),
+    (
+        "logical_divide((2,(10,(32,6))):(1,(2,(20,640))),(1,8))",
+        "((1,2),(8,240)):((1,1),(2,16))",
+        DIVIDE,
+    ),
+    (
+        "logical_divide((6,(5,2,2),6):(3,(18,90,180),360),(1,2,3))",
+        "((1,6),(2,10),(3,2)):((3,3),(18,36),(360,1080))",
+        DIVIDE,
+    ),
+    (
+        "zipped_divide((((3,4),16),3,(2,(1,2,1))):(((1,3),12),192,(576,(1152,1152,2304))),9:1)",
+        "(9,256):(1,9)",
+        DIVIDE,
+    ),
+    (
+        "zipped_divide((((9,8),1,4),(5,(1,2))):(((1,9),72,72),(288,(1440,1440))),(1:4,2:1))",
+        "((1,2),(288,5)):((4,288),(1,576))",
+        DIVIDE,
+    ),
+    (
+        "zipped_divide(((3,3),4):((1,3),9),(2,3):(1,2))",
+        "((2,3),6):((1,2),6)",
+        DIVIDE,
+    ),
+    (
+        "zipped_divide((4,2,(7,7,6)):(2,8,(16,112,784)),(2,1,2))",
+        "((2,1,2),(2,2,147)):((2,8,16),(4,8,32))",
+        DIVIDE,
+    ),
+    (
+        "zipped_divide(((6,9,16),2,((2,1),(1,1))):((2,12,108),1728,((3456,6912),(6912,6912))),(12,1,1))",
+        "((12,1,1),(72,2,2)):((2,1728,3456),(24,1728,3456))",
+        DIVIDE,
+    ),
+    (
+        "zipped_divide((4,10,(3,2)):(3,12,(120,360)),15:1)",
+        "(15,16):(3,45)",
+        DIVIDE,
+    ),
+    ("zipped_divide(((7,2),2):((1,7),14),4:1)", "(4,7):(1,4)", DIVIDE),
+    (
+        "blocked_product((4,2):(2,24),6:2)",
+        "((4,(3,2)),(2,1)):((2,(8,48)),(24,0))",
+        PAD,
+    ),
+    (
+        "raked_product(((16,(3,1),1),1):((5,(100,0),4),0),5:1)",
+        "((5,(16,(3,1),1)),(1,1)):((1,(5,(100,0),4)),(0,0))",
+        PAD,
+    ),
+    (
+        "raked_product((3,16):(32,1),12:0)",
+        "((12,3),(1,16)):((0,32),(0,1))",
+        PAD,
+    ),
+];
+
 #[test]
 fn corpus_agreement() {
     let cases = load();
@@ -154,6 +232,7 @@ fn corpus_agreement() {
 
     let mut per_op: BTreeMap<String, [usize; 4]> = BTreeMap::new();
     let mut disagreements = Vec::new();
+    let mut changed = Vec::new();
     let mut suspect_echoes = Vec::new();
     for (c, got) in cases.iter().zip(&answers) {
         if c.suspect {
@@ -171,7 +250,13 @@ fn corpus_agreement() {
             Verdict::Equivalent => e[2] += 1,
             Verdict::Disagree => {
                 e[3] += 1;
-                disagreements.push(format!("{} => want {} got {}", c.expr, c.expect, got));
+                let known = KNOWN_CHANGES.iter().find(|(expr, _, _)| *expr == c.expr);
+                match known {
+                    Some((_, want, why)) if got == want => {
+                        changed.push(format!("{} => PyCuTe {} Tessera {got} ({why})", c.expr, c.expect));
+                    }
+                    _ => disagreements.push(format!("{} => want {} got {}", c.expr, c.expect, got)),
+                }
             }
         }
     }
@@ -194,12 +279,25 @@ fn corpus_agreement() {
         "total {total}: {agree} agree ({:.2}%), {exact} exact text",
         100.0 * rate
     );
+    println!("{} known changes:", changed.len());
+    for d in &changed {
+        println!("changed: {d}");
+    }
     for d in &disagreements {
         println!("differs: {d}");
     }
     assert!(
+        disagreements.is_empty(),
+        "unexpected differences from PyCuTe: {disagreements:#?}"
+    );
+    assert_eq!(
+        changed.len(),
+        KNOWN_CHANGES.len(),
+        "an entry of KNOWN_CHANGES no longer differs: {changed:#?}"
+    );
+    assert!(
         suspect_echoes.is_empty(),
         "Tessera repeated PyCuTe's wrong answers: {suspect_echoes:?}"
     );
-    assert!(rate >= 0.995, "agreement {:.2}% is below 99.5%", 100.0 * rate);
+    assert!(rate >= 0.985, "agreement {:.2}% is below 98.5%", 100.0 * rate);
 }

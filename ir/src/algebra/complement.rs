@@ -4,10 +4,11 @@
 //! `R(i-1) < R(i)`, and `R(i) != A(j)` for `i >= 1`. With a cotarget it is extended until
 //! `(A, R)` covers the cotarget's size. Post-conditions as in seed `004_*`.
 //!
-//! PyCuTe extends leaf by leaf of the cotarget shape with rounded-up quotients, which can stop
-//! short: `complement(28:1, (8,4,7))` reaches 196 of 224. Tessera keeps PyCuTe's form where it
-//! covers the cotarget and otherwise extends by `ceil(size(cotarget) / cosize)`, so that
-//! `logical_divide((8,4,7):(1,8,32), 28:1)` keeps every element of `A`.
+//! For an integer cotarget `n` the last mode is extended to `ceil(n / span)` copies, as CuTe
+//! does; this is the complement the divides use (`complement(B, size(A))`). For a cotarget
+//! shape, CuTe and PyCuTe extend leaf by leaf of the shape with rounded-up quotients, which can
+//! stop short: `complement(28:1, (8,4,7))` reaches 196 of 224. Tessera keeps that form where it
+//! covers the cotarget and otherwise extends by `ceil(size(cotarget) / span)`.
 //!
 //! ```
 //! use tessera_ir::{algebra::complement, parse_layout, parse_int_tuple};

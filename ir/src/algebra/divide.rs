@@ -18,19 +18,35 @@ use super::complement::complement;
 use super::composition::composition;
 use super::tiler::Tiler;
 use crate::error::{Error, Result};
+use crate::htuple::HTuple;
 use crate::int::Int;
 use crate::layout::Layout;
-use crate::stride::Stride;
+use crate::shape;
+use crate::stride::{Codomain, Stride};
 
 /// `A / B`, by mode for a tuple tiler.
 pub fn logical_divide<I: Int>(a: &Layout<I>, t: &Tiler<I>) -> Result<Layout<I>> {
     match t {
         Tiler::Keep => Ok(a.clone()),
         Tiler::Layout(b) => {
-            let c = complement(b, Some(a.shape())).map_err(|e| e.in_op("logical_divide"))?;
+            let c = complement(b, Some(&cotarget(a, b)?)).map_err(|e| e.in_op("logical_divide"))?;
             composition(a, &Layout::concat([b.clone(), c])).map_err(|e| e.in_op("logical_divide"))
         }
         Tiler::Tuple(ts) => by_mode("logical_divide", a, ts, logical_divide),
+    }
+}
+
+/// The cotarget the divide complements `B` against: `size(A)` for an integer-valued `B`
+/// (the definition), and one size per top-level mode of `A` for a coordinate-valued `B`,
+/// whose complement is taken axis by axis.
+///
+/// Against `shape(A)` the complement would round leaf by leaf (PyCuTe), which over-extends
+/// the rest when the tile straddles `A`'s leaves (`logical_divide((8,3):(1,8),3:1)` became
+/// `(3,9):(1,3)`, 27 elements of a 24-element `A`) or stops short of them.
+pub(crate) fn cotarget<I: Int>(a: &Layout<I>, b: &Layout<I>) -> Result<HTuple<I>> {
+    match b.codomain()? {
+        Codomain::Coord => shape::product_each(a.shape()),
+        Codomain::Int | Codomain::F2 => Ok(HTuple::leaf(a.size()?)),
     }
 }
 

@@ -6,7 +6,9 @@
 //! `size(R) == size(A) * size(B)`.
 //!
 //! `blocked_product` and `raked_product` pair mode `k` of `A` with mode `k` of `B` (tile first,
-//! or grid first). PyCuTe loses modes for rank-1 inputs (`blocked_product(16:2,16:1)` has
+//! or grid first); layouts of unequal rank are first padded with `1:0` modes to the larger rank,
+//! as CuTe does (`blocked_product((8,8):(8,1),2:1)` is `((8,2),(8,1)):((8,64),(1,0))`). PyCuTe
+//! loses modes for rank-1 inputs (`blocked_product(16:2,16:1)` has
 //! size 16 there); Tessera pairs the whole layouts, so the size is always `size(A)*size(B)`.
 //!
 //! ```
@@ -22,9 +24,10 @@ use super::complement::complement;
 use super::composition::composition;
 use super::divide::{by_mode, unpack, unzip};
 use super::tiler::Tiler;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::int::Int;
 use crate::layout::Layout;
+use crate::stride::Stride;
 use smallvec::SmallVec;
 
 /// `(A, complement(A) ∘ B)`, by mode for a tuple tiler.
@@ -79,22 +82,26 @@ fn top_modes<I: Int>(l: &Layout<I>) -> SmallVec<[Layout<I>; 4]> {
     }
 }
 
+/// `l` with `1:0` modes appended up to rank `r` (CuTe's `append<R>`); a leaf layout is its own
+/// single mode.
+fn pad_to_rank<I: Int>(l: &Layout<I>, r: usize) -> Layout<I> {
+    if l.rank() >= r {
+        return l.clone();
+    }
+    let mut modes = top_modes(l);
+    modes.resize(r, Layout::leaf(I::one(), Stride::zero()));
+    Layout::concat(modes)
+}
+
 fn rank_sensitive<I: Int>(
     op: &'static str,
     a: &Layout<I>,
     b: &Layout<I>,
     tile_first: bool,
 ) -> Result<Layout<I>> {
-    if a.rank() != b.rank() {
-        return Err(Error::cond(
-            op,
-            format!(
-                "rank mismatch: {a} has rank {}, {b} has rank {}",
-                a.rank(),
-                b.rank()
-            ),
-        ));
-    }
+    // Layouts of unequal rank are padded with `1:0` modes to the larger rank, as CuTe does.
+    let r = a.rank().max(b.rank());
+    let (a, b) = (&pad_to_rank(a, r), &pad_to_rank(b, r));
     let g = grid(a, b).map_err(|e| e.in_op(op))?;
     // The grid has B's top-level structure: split it the way B splits.
     let gm = if b.shape().is_leaf() {

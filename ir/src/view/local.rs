@@ -33,7 +33,7 @@
 
 use super::error::{ViewError, ViewResult};
 use super::ops::{eval_int, int_leaves, shifted};
-use crate::algebra::{Tiler, complement, composition, zipped_divide};
+use crate::algebra::{Tiler, zipped_divide};
 use crate::error::Error;
 use crate::htuple::HTuple;
 use crate::layout::Layout;
@@ -102,81 +102,27 @@ fn eval_checked(m: &Layout<i64>, c: &HTuple<i64>, what: &str) -> ViewResult<i64>
     }
 }
 
-/// The `(tile, rest)` split of one mode by a layout tiler `b`: `(M ∘ b, M ∘ c)` with
-/// `c = complement(b, size(M))`.
-fn divide_mode(m: &Layout<i64>, b: &Layout<i64>) -> ViewResult<(Layout<i64>, Layout<i64>)> {
-    let size = m.size()?;
-    let c = complement(b, Some(&HTuple::leaf(size))).map_err(|e| e.in_op("logical_divide"))?;
-    let tile = composition(m, b).map_err(|e| e.in_op("logical_divide"))?;
-    let rest = composition(m, &c).map_err(|e| e.in_op("logical_divide"))?;
-    Ok((tile, rest))
-}
-
-/// `(tile, rest)` of `zipped_divide(inner, tiler)`, where each mode's complement is taken
-/// against the mode's size.
-///
-/// CuTe takes it against the mode's shape, which over-extends the rest when a tile does not
-/// align with the mode's leaves: dividing the mode `(4,3):(1,4)` by `3` gives CuTe a rest of 6
-/// tiles of 3 for 12 elements (the last two past the mode); here it has 4. Both agree
-/// wherever the tile aligns with the leaves.
+/// `(tile, rest)`: modes 0 and 1 of `zipped_divide(inner, tiler)` (`_` keeps `inner` whole,
+/// with the rest `1:0`).
 fn tile_and_rest(inner: &Layout<i64>, tiler: &Tiler<i64>) -> ViewResult<(Layout<i64>, Layout<i64>)> {
-    match tiler {
-        Tiler::Keep => Ok((inner.clone(), Layout::leaf(1, 0))),
-        Tiler::Layout(b) => divide_mode(inner, b),
-        Tiler::Tuple(ts) => {
-            let modes = inner.modes();
-            if ts.len() > modes.len() {
-                return Err(ViewError::Algebra(Error::cond(
-                    "zipped_divide",
-                    format!(
-                        "tiler has {} modes but {inner} has rank {}",
-                        ts.len(),
-                        modes.len()
-                    ),
-                )));
-            }
-            let (mut tiles, mut rests) = (Vec::new(), Vec::new());
-            for (k, m) in modes.into_iter().enumerate() {
-                match ts.get(k) {
-                    Some(Tiler::Keep) => {
-                        tiles.push(m);
-                        rests.push(Layout::leaf(1, 0));
-                    }
-                    Some(Tiler::Layout(b)) => {
-                        let (t, r) = divide_mode(&m, b)?;
-                        tiles.push(t);
-                        rests.push(r);
-                    }
-                    Some(t @ Tiler::Tuple(_)) => {
-                        // A by-mode tiler inside a mode: CuTe's divide of that mode.
-                        let z = zipped_divide(&m, t)?;
-                        match (z.rank(), z.mode(0), z.mode(1)) {
-                            (2, Some(t), Some(r)) => {
-                                tiles.push(t);
-                                rests.push(r);
-                            }
-                            _ => {
-                                return Err(ViewError::Algebra(Error::invalid(format!(
-                                    "zipped_divide({m}, {t}) = {z} is not a (tile, rest) pair"
-                                ))));
-                            }
-                        }
-                    }
-                    None => rests.push(m),
-                }
-            }
-            Ok((Layout::concat(tiles), Layout::concat(rests)))
-        }
+    if *tiler == Tiler::Keep {
+        return Ok((inner.clone(), Layout::leaf(1, 0)));
+    }
+    let z = zipped_divide(inner, tiler)?;
+    match (z.rank(), z.mode(0), z.mode(1)) {
+        (2, Some(t), Some(r)) => Ok((t, r)),
+        _ => Err(ViewError::Algebra(Error::invalid(format!(
+            "zipped_divide({inner}, {tiler}) = {z} is not a (tile, rest) pair"
+        )))),
     }
 }
 
 /// CuTe's `local_tile(v, tiler, coord)` (`@tile`): the tile of `v` at `coord` in the grid of
 /// tiles that `zipped_divide(v, tiler)` makes.
 ///
-/// The divide takes each mode's complement against the mode's size, where CuTe takes it
-/// against the mode's shape: the two agree whenever the tile aligns with the mode's leaves,
-/// and otherwise CuTe's grid over-extends (dividing a mode `(4,3):(1,4)` by 3 makes 6 tiles
-/// of 3 for 12 elements in CuTe, 4 here). As in CuTe, a tile that does not divide its
+/// The divide is the definition, `zipped_divide`, whose complement is taken against the
+/// size of each divided mode: dividing a mode `(4,3):(1,4)` by 3 makes 4 tiles of 3. As in
+/// CuTe, a tile that does not divide its
 /// dimension runs past it at the border; predicate with
 /// [`identity_tensor`](super::identity_tensor).
 ///
