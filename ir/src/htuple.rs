@@ -23,11 +23,18 @@ use std::ops::Range;
 /// The token of a leaf in a [`Profile`]; a tuple of `n` modes is the token `n + 1`.
 const LEAF: u32 = 0;
 
+/// The profile tokens of a tuple, inline for up to 16 tokens (any nesting of 8 leaves).
+pub(crate) type Tokens = SmallVec<[u32; 16]>;
+
+/// The leaves of a tuple, inline for up to 8 leaves, so that the algebra on layouts of up to
+/// 8 leaves does not allocate.
+pub type Leaves<T> = SmallVec<[T; 8]>;
+
 /// The tree structure of a hierarchical tuple, without its leaf values.
 ///
 /// Two tuples are *congruent* exactly when their profiles are equal.
 #[derive(Clone, PartialEq, Eq, Hash, Default)]
-pub struct Profile(SmallVec<[u32; 6]>);
+pub struct Profile(Tokens);
 
 impl fmt::Debug for Profile {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -72,7 +79,7 @@ impl Profile {
 
     /// The tuple whose modes have the given profiles.
     pub fn tuple<'a>(modes: impl IntoIterator<Item = &'a Profile>) -> Self {
-        let mut v: SmallVec<[u32; 6]> = SmallVec::new();
+        let mut v: Tokens = SmallVec::new();
         v.push(1);
         let mut n = 0u32;
         for m in modes {
@@ -206,7 +213,7 @@ impl Profile {
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct HTuple<T> {
     prof: Profile,
-    leaves: SmallVec<[T; 4]>,
+    leaves: Leaves<T>,
 }
 
 impl<T: Clone> HTuple<T> {
@@ -222,7 +229,7 @@ impl<T: Clone> HTuple<T> {
 
     /// The tuple of the given modes.
     pub fn from_modes(modes: impl IntoIterator<Item = HTuple<T>>) -> Self {
-        let mut toks: SmallVec<[u32; 6]> = SmallVec::new();
+        let mut toks: Tokens = SmallVec::new();
         toks.push(1);
         let mut leaves = SmallVec::new();
         let mut n = 0u32;
@@ -240,7 +247,7 @@ impl<T: Clone> HTuple<T> {
 
     /// A flat tuple of the given leaves: `(a,b,c)`.
     pub fn flat(leaves: impl IntoIterator<Item = T>) -> Self {
-        let leaves: SmallVec<[T; 4]> = leaves.into_iter().collect();
+        let leaves: Leaves<T> = leaves.into_iter().collect();
         HTuple {
             prof: Profile::flat(leaves.len()),
             leaves,
@@ -251,7 +258,7 @@ impl<T: Clone> HTuple<T> {
     ///
     /// An error when the number of leaves does not match the profile.
     pub fn unflatten(leaves: impl IntoIterator<Item = T>, prof: &Profile) -> Result<Self> {
-        let leaves: SmallVec<[T; 4]> = leaves.into_iter().collect();
+        let leaves: Leaves<T> = leaves.into_iter().collect();
         if leaves.len() != prof.num_leaves() {
             return Err(Error::invalid(format!(
                 "unflatten: {} leaves do not fit a profile of {} leaves",
@@ -266,7 +273,7 @@ impl<T: Clone> HTuple<T> {
     }
 
     /// A tuple from raw prefix tokens and leaves (callers guarantee they match).
-    pub(crate) fn from_raw(toks: SmallVec<[u32; 6]>, leaves: SmallVec<[T; 4]>) -> Self {
+    pub(crate) fn from_raw(toks: Tokens, leaves: Leaves<T>) -> Self {
         let prof = Profile(toks);
         debug_assert_eq!(leaves.len(), prof.num_leaves());
         HTuple { prof, leaves }
@@ -274,7 +281,7 @@ impl<T: Clone> HTuple<T> {
 
     /// Like [`HTuple::unflatten`], for callers that guarantee the leaf count.
     pub(crate) fn unflatten_unchecked(leaves: impl IntoIterator<Item = T>, prof: &Profile) -> Self {
-        let leaves: SmallVec<[T; 4]> = leaves.into_iter().collect();
+        let leaves: Leaves<T> = leaves.into_iter().collect();
         debug_assert_eq!(leaves.len(), prof.num_leaves());
         HTuple {
             prof: prof.clone(),
@@ -331,7 +338,7 @@ impl<T: Clone> HTuple<T> {
     }
 
     /// The leaves, by value.
-    pub fn into_leaves(self) -> SmallVec<[T; 4]> {
+    pub fn into_leaves(self) -> Leaves<T> {
         self.leaves
     }
 

@@ -14,7 +14,7 @@
 //! ```
 
 use crate::error::{Error, Result};
-use crate::htuple::HTuple;
+use crate::htuple::{HTuple, Leaves, Tokens};
 use crate::int::Int;
 use crate::shape;
 use crate::stride::{Codomain, Stride};
@@ -206,23 +206,8 @@ impl<I: Int> Layout<I> {
     /// The codomain of the strides; an error when they mix integers, coordinates and `F2`.
     /// Zero strides fit any codomain.
     pub fn codomain(&self) -> Result<Codomain> {
-        let mut cod: Option<Codomain> = None;
-        for d in self.flat_stride() {
-            if d.is_const_zero() {
-                continue;
-            }
-            let c = d.codomain();
-            match cod {
-                None => cod = Some(c),
-                Some(x) if x == c => {}
-                Some(x) => {
-                    return Err(Error::invalid(format!(
-                        "layout {self} mixes {x:?} and {c:?} strides"
-                    )));
-                }
-            }
-        }
-        Ok(cod.unwrap_or(Codomain::Int))
+        codomain_of(self.flat_stride())
+            .map_err(|(x, c)| Error::invalid(format!("layout {self} mixes {x:?} and {c:?} strides")))
     }
 
     /// Evaluates at an integral index; the last mode absorbs an index past the size.
@@ -310,11 +295,64 @@ pub(crate) fn eval_flat<I: Int>(s: &[I], d: &[Stride<I>], idx: &I) -> Result<Str
     Ok(acc)
 }
 
+/// The codomain of flat strides (zero strides fit any), or the first two that differ.
+pub(crate) fn codomain_of<I: Int>(d: &[Stride<I>]) -> std::result::Result<Codomain, (Codomain, Codomain)> {
+    let mut cod: Option<Codomain> = None;
+    for d in d {
+        if d.is_const_zero() {
+            continue;
+        }
+        let c = d.codomain();
+        match cod {
+            None => cod = Some(c),
+            Some(x) if x == c => {}
+            Some(x) => return Err((x, c)),
+        }
+    }
+    Ok(cod.unwrap_or(Codomain::Int))
+}
+
+/// A layout as borrowed flat parts: prefix tokens and the leaves. The algebra reads a layout
+/// this way, so that a concatenation such as the divide's `(B, complement)` is composed
+/// without being built.
+pub(crate) struct Parts<'a, I> {
+    pub(crate) toks: &'a [u32],
+    pub(crate) s: &'a [I],
+    pub(crate) d: &'a [Stride<I>],
+}
+
+impl<I> Clone for Parts<'_, I> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<I> Copy for Parts<'_, I> {}
+
+impl<'a, I: Int> Parts<'a, I> {
+    /// The parts of a layout.
+    pub(crate) fn of(l: &'a Layout<I>) -> Self {
+        Parts {
+            toks: l.shape.profile().tokens(),
+            s: l.flat_shape(),
+            d: l.flat_stride(),
+        }
+    }
+
+    /// The layout these parts describe (for messages).
+    pub(crate) fn to_layout(self) -> Layout<I> {
+        Layout {
+            shape: HTuple::from_raw(self.toks.into(), self.s.into()),
+            stride: HTuple::from_raw(self.toks.into(), self.d.into()),
+        }
+    }
+}
+
 /// Builds a layout from prefix tokens and leaves, without intermediate layouts.
 pub(crate) struct LayoutBuilder<I> {
-    pub(crate) toks: SmallVec<[u32; 6]>,
-    pub(crate) s: SmallVec<[I; 4]>,
-    pub(crate) d: SmallVec<[Stride<I>; 4]>,
+    pub(crate) toks: Tokens,
+    pub(crate) s: Leaves<I>,
+    pub(crate) d: Leaves<Stride<I>>,
 }
 
 impl<I: Int> LayoutBuilder<I> {
@@ -350,6 +388,13 @@ impl<I: Int> LayoutBuilder<I> {
         let (s, d) = (l.shape.into_leaves(), l.stride.into_leaves());
         self.s.extend(s);
         self.d.extend(d);
+    }
+
+    /// Appends borrowed parts as the next mode.
+    pub(crate) fn push_parts(&mut self, p: Parts<'_, I>) {
+        self.toks.extend_from_slice(p.toks);
+        self.s.extend(p.s.iter().cloned());
+        self.d.extend(p.d.iter().cloned());
     }
 
     pub(crate) fn finish(self) -> Layout<I> {

@@ -21,6 +21,9 @@ use smallvec::SmallVec;
 /// Flat leaves, inline for the common small layouts.
 pub(crate) type Flat<T> = SmallVec<[T; 8]>;
 
+/// A flat layout as its extents and strides.
+pub(crate) type FlatLayout<I> = (Flat<I>, Flat<Stride<I>>);
+
 /// Two adjacent modes `(s_a, s_b):(d_a, d_b)` act as the single mode `s_a*s_b:d_a` exactly
 /// when the map stays additive across them: `s_a*d_a == d_b`, and (for `F2` strides, whose sum
 /// is XOR) `(s_a-1)*d_a + d_b == (2*s_a-1)*d_a`. Undecidable symbolic equalities count as

@@ -18,7 +18,7 @@
 //! ```
 
 use super::axes::{AxisLeaf, axes, sort_by_stride};
-use super::coalesce::coalesce_z_flat;
+use super::coalesce::{Flat, FlatLayout, coalesce_z_flat};
 use super::tiler::{Tiler, tiler_to_layout};
 use crate::error::{Error, Result};
 use crate::htuple::HTuple;
@@ -30,18 +30,11 @@ use smallvec::SmallVec;
 
 /// The complement of `a`, extended to `cotarget` when given.
 pub fn complement<I: Int>(a: &Layout<I>, cotarget: Option<&HTuple<I>>) -> Result<Layout<I>> {
-    let ax = axes("complement", a.flat_shape(), a.flat_stride())?;
-    if !ax.coord {
-        let mut g = ax.groups.into_iter().next().unwrap_or_default();
-        let (c, steps) = complement_axis(&mut g, a)?;
-        return match cotarget {
-            Some(t) => {
-                check_coverage(a, &steps, t)?;
-                extend(&c, t)
-            }
-            None => Ok(c),
-        };
+    if let Some((s, d)) = complement_flat(a, cotarget)? {
+        return Ok(Layout::flat_or_leaf(s, d));
     }
+    // Coordinate codomain: one complement per axis, then each axis gets its basis.
+    let ax = axes("complement", a.flat_shape(), a.flat_stride())?;
     // Coordinate codomain: one complement per axis, then each axis gets its basis.
     let n_axes = ax.groups.len().max(cotarget.map_or(0, |t| t.rank()));
     let target_modes = cotarget.map(|t| t.modes());
@@ -50,14 +43,8 @@ pub fn complement<I: Int>(a: &Layout<I>, cotarget: Option<&HTuple<I>>) -> Result
         let mut g = ax.groups.get(k).cloned().unwrap_or_default();
         let target = target_modes.as_ref().and_then(|m| m.get(k));
         let l = if k < ax.groups.len() {
-            let (c, steps) = complement_axis(&mut g, a)?;
-            match target {
-                Some(t) => {
-                    check_coverage(a, &steps, t)?;
-                    extend(&c, t)?
-                }
-                None => c,
-            }
+            let (s, d) = complement_axis(&mut g, a, target)?;
+            Layout::flat_or_leaf(s, d)
         } else {
             // An axis that A does not reach: the whole target mode.
             let t = target.ok_or_else(|| Error::cond("complement", "missing cotarget mode"))?;
@@ -69,21 +56,40 @@ pub fn complement<I: Int>(a: &Layout<I>, cotarget: Option<&HTuple<I>>) -> Result
     Ok(r)
 }
 
+/// The complement of an integer-valued `a` as flat leaves (`None` for a coordinate-valued
+/// `a`, whose complement is taken axis by axis).
+pub(crate) fn complement_flat<I: Int>(
+    a: &Layout<I>,
+    cotarget: Option<&HTuple<I>>,
+) -> Result<Option<FlatLayout<I>>> {
+    let ax = axes("complement", a.flat_shape(), a.flat_stride())?;
+    if ax.coord {
+        return Ok(None);
+    }
+    let mut g = ax.groups.into_iter().next().unwrap_or_default();
+    complement_axis(&mut g, a, cotarget).map(Some)
+}
+
 /// For each mode of `A` that a complement steps over, in stride order, the pair
 /// `(stride, span of the smaller modes)`.
 type Steps<I> = SmallVec<[(I, I); 4]>;
 
-/// The minimal complement along one axis, with its trailing size-1 mode, and its [`Steps`].
-fn complement_axis<I: Int>(g: &mut [AxisLeaf<I>], a: &Layout<I>) -> Result<(Layout<I>, Steps<I>)> {
+/// The complement along one axis: the minimal one, whose last mode has size 1 (so that it
+/// absorbs any index), or with a cotarget that last mode extended to cover it.
+fn complement_axis<I: Int>(
+    g: &mut [AxisLeaf<I>],
+    a: &Layout<I>,
+    cotarget: Option<&HTuple<I>>,
+) -> Result<FlatLayout<I>> {
     sort_by_stride("complement", g)?;
-    let mut rs: SmallVec<[I; 8]> = SmallVec::new();
-    let mut rd: SmallVec<[I; 8]> = smallvec::smallvec![I::one()];
+    let mut rs: Flat<I> = SmallVec::new();
+    let mut rd: Flat<Stride<I>> = smallvec::smallvec![Stride::Int(I::one())];
+    let mut last = I::one();
     let mut steps: Steps<I> = SmallVec::new();
     for leaf in g.iter() {
         if leaf.d.is_zero()? || leaf.s.is(1) {
             continue;
         }
-        let last = rd.last().cloned().unwrap_or_else(I::one);
         if leaf.d.less(&last).map_err(|e| e.in_op("complement"))? {
             let why = if leaf.d.less(&I::zero())? {
                 "has a negative stride"
@@ -99,16 +105,22 @@ fn complement_axis<I: Int>(g: &mut [AxisLeaf<I>], a: &Layout<I>) -> Result<(Layo
             ));
         }
         rs.push(leaf.d.floor_div(&last)?);
-        rd.push(leaf.d.mul(&leaf.s)?);
-        steps.push((leaf.d.clone(), last));
+        let next = leaf.d.mul(&leaf.s)?;
+        steps.push((leaf.d.clone(), std::mem::replace(&mut last, next.clone())));
+        rd.push(Stride::Int(next));
     }
     rs.push(I::one());
-    let rd: SmallVec<[Stride<I>; 8]> = rd.into_iter().map(Stride::Int).collect();
-    let (s, d) = coalesce_z_flat(&rs, &rd)?;
+    let (mut s, mut d) = coalesce_z_flat(&rs, &rd)?;
     if s.is_empty() {
-        return Ok((Layout::leaf(I::one(), Stride::zero()), steps));
+        s.push(I::one());
+        d.push(Stride::zero());
+        return Ok((s, d));
     }
-    Ok((Layout::flat_or_leaf(s, d), steps))
+    let Some(t) = cotarget else {
+        return Ok((s, d));
+    };
+    check_coverage(a, &steps, t)?;
+    extend(s, d, t)
 }
 
 /// With a cotarget, `(A, R)` must reach every index below `size(cotarget)` (the divides rely
@@ -142,46 +154,46 @@ fn check_coverage<I: Int>(a: &Layout<I>, steps: &[(I, I)], target: &HTuple<I>) -
     Ok(())
 }
 
-/// Replaces the trailing size-1 mode of a minimal complement with enough copies of the
+/// Replaces the trailing size-1 mode of a minimal complement `s:d` with enough copies of the
 /// covered span to reach `size(target)`.
-fn extend<I: Int>(c: &Layout<I>, target: &HTuple<I>) -> Result<Layout<I>> {
-    let n = c.flat_shape().len();
-    let span = c.flat_stride()[n - 1]
-        .as_int()
-        .cloned()
+fn extend<I: Int>(mut s: Flat<I>, mut d: Flat<Stride<I>>, target: &HTuple<I>) -> Result<FlatLayout<I>> {
+    s.pop();
+    let span = d
+        .pop()
+        .and_then(|x| x.as_int().cloned())
         .ok_or_else(|| Error::cond("complement", "non-integer span"))?;
-    // PyCuTe's leaf-by-leaf rounding.
-    let mut left = span.clone();
-    let mut reps: SmallVec<[I; 4]> = SmallVec::new();
-    for e in target.leaves() {
-        reps.push(e.div_up(&left)?);
-        left = left.div_up(e)?;
-    }
-    // A single target leaf gets exactly ceil(total/span) copies, which always cover it.
-    if target.leaves().len() > 1 {
-        let total = shape::size(target)?;
+    let total = shape::size(target)?;
+    let reps: SmallVec<[I; 4]> = if target.leaves().len() == 1 {
+        // A single target leaf gets exactly ceil(total/span) copies, as CuTe's does.
+        smallvec::smallvec![total.div_up(&span)?]
+    } else {
+        // PyCuTe's and CuTe's leaf-by-leaf rounding, where it covers the target.
+        let mut left = span.clone();
+        let mut reps: SmallVec<[I; 4]> = SmallVec::new();
+        for e in target.leaves() {
+            reps.push(e.div_up(&left)?);
+            left = left.div_up(e)?;
+        }
         if span.mul(&I::product(&reps)?)?.less(&total)? {
             reps = smallvec::smallvec![total.div_up(&span)?];
         }
-    }
-    let mut s: SmallVec<[I; 8]> = c.flat_shape()[..n - 1].iter().cloned().collect();
-    let mut d: SmallVec<[Stride<I>; 8]> = c.flat_stride()[..n - 1].iter().cloned().collect();
+        reps
+    };
     let mut acc = span;
     for r in reps {
         s.push(r.clone());
         d.push(Stride::Int(acc.clone()));
         acc = acc.mul(&r)?;
     }
-    // coalesce(s:d), without building the intermediate layout.
     let (mut s, mut d) = coalesce_z_flat(&s, &d)?;
     if s.is_empty() {
-        return Ok(Layout::leaf(I::one(), Stride::zero()));
-    }
-    if s.len() > 1 && s.last().is_some_and(|x| x.is(1)) {
+        s.push(I::one());
+        d.push(Stride::zero());
+    } else if s.len() > 1 && s.last().is_some_and(|x| x.is(1)) {
         s.pop();
         d.pop();
     }
-    Ok(Layout::flat_or_leaf(s, d))
+    Ok((s, d))
 }
 
 #[cfg(test)]

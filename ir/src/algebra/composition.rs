@@ -28,7 +28,7 @@ use super::tiler::Tiler;
 use crate::error::{Error, Result};
 use crate::htuple::HTuple;
 use crate::int::Int;
-use crate::layout::{Layout, LayoutBuilder};
+use crate::layout::{Layout, LayoutBuilder, Parts, codomain_of};
 use crate::stride::{Codomain, Stride};
 use smallvec::SmallVec;
 
@@ -48,10 +48,18 @@ pub fn composition_tiler<I: Int>(a: &Layout<I>, t: &Tiler<I>) -> Result<Layout<I
 }
 
 fn compose<I: Int>(a: &Layout<I>, b: &Layout<I>) -> Result<Layout<I>> {
+    compose_parts(a, Parts::of(b))
+}
+
+/// `A ∘ B` for `B` given as flat parts (without the operation's name on errors).
+pub(crate) fn compose_parts<I: Int>(a: &Layout<I>, b: Parts<'_, I>) -> Result<Layout<I>> {
+    let cod = codomain_of(b.d).map_err(|(x, c)| {
+        Error::invalid(format!("layout {} mixes {x:?} and {c:?} strides", b.to_layout()))
+    })?;
     // A as digits: its coalesced leaves (whole, or mode by mode for coordinate strides).
     let coord;
     let (flat_s, flat_d);
-    let digits: Digits<'_, I> = match b.codomain()? {
+    let digits: Digits<'_, I> = match cod {
         Codomain::Int => {
             let (mut s, mut d) = coalesce_z_flat(a.flat_shape(), a.flat_stride())?;
             if s.is_empty() {
@@ -70,7 +78,7 @@ fn compose<I: Int>(a: &Layout<I>, b: &Layout<I>) -> Result<Layout<I>> {
             }
         }
         Codomain::Coord => {
-            coord = coalesce_z_by(a, &coord_profile(b))?;
+            coord = coalesce_z_by(a, &coord_profile(b.d))?;
             Digits {
                 s: coord.flat_shape(),
                 d: coord.flat_stride(),
@@ -78,7 +86,12 @@ fn compose<I: Int>(a: &Layout<I>, b: &Layout<I>) -> Result<Layout<I>> {
                 shown: a,
             }
         }
-        Codomain::F2 => return Err(Error::cond("composition", format!("B = {b} has F2 strides"))),
+        Codomain::F2 => {
+            return Err(Error::cond(
+                "composition",
+                format!("B = {} has F2 strides", b.to_layout()),
+            ));
+        }
     };
     let mut budget = Budget {
         used: SmallVec::new(),
@@ -86,19 +99,12 @@ fn compose<I: Int>(a: &Layout<I>, b: &Layout<I>) -> Result<Layout<I>> {
     // Each leaf of B becomes its result; B's structure above the leaves stays.
     let mut out = LayoutBuilder::new();
     let mut k = 0usize;
-    for &t in b.shape().profile().tokens() {
+    for &t in b.toks {
         if t != 0 {
             out.toks.push(t);
             continue;
         }
-        compose_leaf(
-            &digits,
-            &b.flat_shape()[k],
-            &b.flat_stride()[k],
-            k,
-            &mut budget,
-            &mut out,
-        )?;
+        compose_leaf(&digits, &b.s[k], &b.d[k], k, &mut budget, &mut out)?;
         k += 1;
     }
     Ok(out.finish())
@@ -122,9 +128,8 @@ impl<I: Int> Digits<'_, I> {
 }
 
 /// The by-mode profile that coalesces each mode of `A` that a coordinate stride of `B` reaches.
-fn coord_profile<I: Int>(b: &Layout<I>) -> HTuple<bool> {
-    let width = b
-        .flat_stride()
+fn coord_profile<I: Int>(d: &[Stride<I>]) -> HTuple<bool> {
+    let width = d
         .iter()
         .flat_map(|d| d.terms().into_iter().filter_map(|(p, _)| p.first().copied()))
         .max()

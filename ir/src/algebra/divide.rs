@@ -14,26 +14,55 @@
 //! assert_eq!(z.to_string(), "((2,7),(2,1)):((1,16),(2,112))");
 //! ```
 
-use super::complement::complement;
-use super::composition::composition;
+use super::coalesce::Flat;
+use super::complement::{complement, complement_flat};
+use super::composition::{compose_parts, composition};
 use super::tiler::Tiler;
 use crate::error::{Error, Result};
-use crate::htuple::HTuple;
+use crate::htuple::{HTuple, Tokens};
 use crate::int::Int;
-use crate::layout::Layout;
+use crate::layout::{Layout, Parts};
 use crate::shape;
 use crate::stride::{Codomain, Stride};
+use smallvec::SmallVec;
 
 /// `A / B`, by mode for a tuple tiler.
 pub fn logical_divide<I: Int>(a: &Layout<I>, t: &Tiler<I>) -> Result<Layout<I>> {
     match t {
         Tiler::Keep => Ok(a.clone()),
-        Tiler::Layout(b) => {
-            let c = complement(b, Some(&cotarget(a, b)?)).map_err(|e| e.in_op("logical_divide"))?;
-            composition(a, &Layout::concat([b.clone(), c])).map_err(|e| e.in_op("logical_divide"))
-        }
+        Tiler::Layout(b) => divide_by_layout(a, b).map_err(|e| e.in_op("logical_divide")),
         Tiler::Tuple(ts) => by_mode("logical_divide", a, ts, logical_divide),
     }
+}
+
+/// `A ∘ (B, complement(B, size(A)))`, composed without building `(B, complement)`.
+fn divide_by_layout<I: Int>(a: &Layout<I>, b: &Layout<I>) -> Result<Layout<I>> {
+    let target = cotarget(a, b)?;
+    let Some((cs, cd)) = complement_flat(b, Some(&target))? else {
+        let c = complement(b, Some(&target))?;
+        return composition(a, &Layout::concat([b.clone(), c]));
+    };
+    // The tokens of `(B, C)`: a pair, then B's tree, then C (a leaf, or a flat tuple).
+    let bt = b.shape().profile().tokens();
+    let mut toks: Tokens = SmallVec::with_capacity(bt.len() + cs.len() + 2);
+    toks.push(3);
+    toks.extend_from_slice(bt);
+    if cs.len() > 1 {
+        toks.push(cs.len() as u32 + 1);
+    }
+    toks.extend(std::iter::repeat_n(0, cs.len()));
+    let mut s: Flat<I> = b.flat_shape().iter().cloned().collect();
+    s.extend(cs);
+    let mut d: Flat<Stride<I>> = b.flat_stride().iter().cloned().collect();
+    d.extend(cd);
+    compose_parts(
+        a,
+        Parts {
+            toks: &toks,
+            s: &s,
+            d: &d,
+        },
+    )
 }
 
 /// The cotarget the divide complements `B` against: `size(A)` for an integer-valued `B`
@@ -65,10 +94,16 @@ pub(crate) fn by_mode<I: Int>(
     }
     let mut out = crate::layout::LayoutBuilder::new();
     out.toks.push(a.rank() as u32 + 1);
-    for (k, m) in a.modes().into_iter().enumerate() {
+    let whole = Parts::of(a);
+    for (k, (toks, leaves)) in a.shape().profile().mode_spans().into_iter().enumerate() {
+        let m = Parts {
+            toks: &whole.toks[toks],
+            s: &whole.s[leaves.clone()],
+            d: &whole.d[leaves],
+        };
         match ts.get(k) {
-            Some(t) => out.push_layout(f(&m, t)?),
-            None => out.push_layout(m),
+            Some(t) => out.push_layout(f(&m.to_layout(), t)?),
+            None => out.push_parts(m),
         }
     }
     if a.shape().is_leaf() {

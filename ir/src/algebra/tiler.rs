@@ -19,6 +19,9 @@ use crate::stride::Stride;
 use std::fmt;
 
 /// A by-mode tiler.
+///
+/// Most tilers are a layout, kept inline (boxing it would allocate for every tiler).
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Tiler<I> {
     /// `_`: leave the mode whole.

@@ -41,7 +41,8 @@ use crate::shape;
 use crate::swizzle::ComposedLayout;
 
 /// The threads of `local_partition`: a thread layout, or a shape (its compact column-major
-/// layout).
+/// layout). The layout is kept inline, as in [`Tiler`].
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Threads {
     /// A thread layout: thread coordinates to thread indices.
