@@ -3,8 +3,10 @@
 
 Runs `cargo bench --bench algebra` (criterion), then times PyCuTe (the `pycute` package of the
 `nvidia-cutlass` wheel, installed into .deps/py) on the same inputs, single-threaded, and
-prints a markdown table of operations per second and the ratio. Also times
-`tessera eval --batch` over the whole corpus (best of 5 runs of the release binary).
+prints a markdown table of operations per second and the ratio. Then the text path: corpus
+composition and logical_divide lines parsed, computed and printed, PyCuTe against
+`tessera eval --batch` on 1 and 2 threads. Also times `tessera eval --batch` over the whole
+corpus (best of 5 runs of the release binary).
 
 Usage: python3 scripts/bench_compare.py [--no-cargo]
 """
@@ -138,6 +140,43 @@ def time_batch():
     return best, exprs.count("\n")
 
 
+def text_path(pc, reps):
+    """Text in, text out: for each corpus composition and logical_divide line, PyCuTe parses it
+    (the parser above), computes, and prints the result with str(); Tessera runs
+    `tessera eval --batch` over the same lines (repeated `reps` times) on 1 and 2 threads."""
+    exe = os.path.join(ROOT, "target", "release", "tessera")
+    fns = {"composition": pc.composition, "logical_divide": pc.logical_divide}
+    rows = []
+    for op in ("composition", "logical_divide"):
+        lines = [json.loads(l)["expr"] for l in open(corpus_path()) if json.loads(l)["op"] == op]
+        # PyCuTe: at least 2 s of work.
+        n, t0 = 0, time.perf_counter()
+        while time.perf_counter() - t0 < 2.0:
+            for line in lines:
+                name, args = Parser(pc, line).call()
+                try:
+                    str(fns[name](args[0], tiler(pc, args[1])))
+                except Exception:
+                    pass
+            n += len(lines)
+        py = n / (time.perf_counter() - t0)
+        path = os.path.join(ROOT, "target", f"text_path_{op}.txt")
+        with open(path, "w") as f:
+            f.write("".join(l + "\n" for l in lines) * reps)
+        total = len(lines) * reps
+        rates = {}
+        for threads in (1, 2):
+            best = None
+            for _ in range(3):
+                t0 = time.perf_counter()
+                subprocess.run([exe, "eval", "--batch", path, "-j", str(threads)], stdout=subprocess.DEVNULL, check=True)
+                dt = time.perf_counter() - t0
+                best = dt if best is None else min(best, dt)
+            rates[threads] = total / best
+        rows.append((op, len(lines), total, py, rates))
+    return rows
+
+
 def main():
     if "--no-cargo" not in sys.argv:
         with open(os.path.join(ROOT, "target", "bench_algebra.log"), "w") as log:
@@ -154,6 +193,13 @@ def main():
         ratio = f"{t / py[op]:.0f}x" if t else "n/a"
         tstr = f"{t:,.0f}" if t else "n/a"
         print(f"| {op} | {len(ins[op])} | {py[op]:,.0f} | {tstr} | {ratio} |")
+    print("\nText in, text out (parse, compute, print; Tessera: `eval --batch`, lines repeated to"
+          " 1,000 per corpus line, best of 3 process runs):\n")
+    print("| operation | lines | PyCuTe lines/s | Tessera 1 thread | ratio | Tessera 2 threads | ratio |")
+    print("|---|---|---|---|---|---|---|")
+    for op, n_lines, total, py_rate, rates in text_path(pc, 1000):
+        print(f"| {op} | {total:,} | {py_rate:,.0f} | {rates[1]:,.0f} | {rates[1] / py_rate:.0f}x |"
+              f" {rates[2]:,.0f} | {rates[2] / py_rate:.0f}x |")
     wall, n = time_batch()
     print(f"\n`tessera eval --batch` over the whole corpus ({n} lines): {wall * 1000:.1f} ms (best of 5)")
 

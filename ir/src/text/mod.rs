@@ -4,6 +4,7 @@
 
 pub mod ast;
 pub mod lexer;
+pub mod literal;
 pub mod parser;
 
 pub use ast::{BinOp, Expr, ExprKind, SliceItem};

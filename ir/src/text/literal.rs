@@ -1,0 +1,264 @@
+//! Int-tuple and layout literals read straight from text into values: no tokens, no syntax
+//! tree, no interpreter. `12`, `(2,(3,4))`, `_4`, `((2,2),3):((24,2),8)`, `(4,8):2`,
+//! `(4,5):(1@0,1@1)`, `8:F2(5)`.
+//!
+//! [`scan`] reads the longest literal at a position and says where it ends. It answers
+//! `None` for anything else (a name, arithmetic, a sum of strides, an empty or one-element
+//! tuple, a layout that is not congruent): the expression parser then reads that text in
+//! general, with the same meaning and its messages. So the fast path never changes an answer;
+//! `tests` in this module and the parser's fuzz test compare the two readings.
+//!
+//! ```
+//! use tessera_ir::text::literal::{scan, Literal};
+//! let (lit, end) = scan("((2,2),3):((24,2),8) o x", 0).unwrap();
+//! assert_eq!(end, 21);
+//! match lit {
+//!     Literal::Layout(l) => assert_eq!(l.to_string(), "((2,2),3):((24,2),8)"),
+//!     Literal::Tuple(_) => unreachable!(),
+//! }
+//! assert!(scan("(2,3)+1", 0).is_some()); // the tuple; the caller sees the `+` after it
+//! assert!(scan("M:1", 0).is_none());
+//! ```
+
+use crate::error::{Error, Result};
+use crate::htuple::{HTuple, Leaves, Tokens};
+use crate::int::Int;
+use crate::layout::Layout;
+use crate::stride::Stride;
+use smallvec::SmallVec;
+
+/// Deepest tuple nesting read here; deeper text is left to the parser (and its limit).
+const MAX_DEPTH: usize = 64;
+/// Most modes of one tuple read here.
+const MAX_MODES: u32 = 4096;
+
+/// A literal value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Literal {
+    /// An int tuple (a shape, a coordinate, a tiler of shapes).
+    Tuple(HTuple<i64>),
+    /// A layout `shape:stride`.
+    Layout(Layout<i64>),
+}
+
+/// Reads the literal that starts at byte `start` of `src` (after any whitespace), returning it
+/// and the offset of the first non-whitespace byte after it.
+pub fn scan(src: &str, start: usize) -> Option<(Literal, usize)> {
+    let b = src.as_bytes();
+    let (shape, i) = tree(b, start, int)?;
+    if b.get(i) != Some(&b':') {
+        return Some((Literal::Tuple(shape), i));
+    }
+    let (stride, j) = tree(b, i + 1, stride)?;
+    let l = make_layout(shape, stride).ok()?;
+    Some((Literal::Layout(l), j))
+}
+
+/// `shape:stride` as the text format defines it: congruent parts, or a stride that is weakly
+/// congruent with the shape (an integer stride is the base of the compact strides, `(4,8):2`
+/// is `(4,8):(2,8)`; a stride mode that is an integer is that mode's base).
+pub fn make_layout<I: Int>(shape: HTuple<I>, stride: HTuple<Stride<I>>) -> Result<Layout<I>> {
+    if shape.congruent(&stride) {
+        return Layout::new(shape, stride);
+    }
+    if !stride.weakly_congruent(&shape) {
+        return Err(Error::invalid(format!(
+            "shape {shape} and stride {stride} are not congruent"
+        )));
+    }
+    if let Some(base) = stride.as_leaf() {
+        return Layout::with_base(&shape, base);
+    }
+    let modes: Result<Vec<Layout<I>>> = shape
+        .modes()
+        .into_iter()
+        .zip(stride.modes())
+        .map(|(s, d)| make_layout(s, d))
+        .collect();
+    Ok(Layout::concat(modes?))
+}
+
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while b.get(i).is_some_and(u8::is_ascii_whitespace) {
+        i += 1;
+    }
+    i
+}
+
+/// A tree of leaves read by `leaf`, without recursion: `(` opens a tuple, `,` separates modes,
+/// `)` closes. Empty and one-element tuples are left to the parser.
+fn tree<T: Clone>(
+    b: &[u8],
+    start: usize,
+    leaf: fn(&[u8], usize) -> Option<(T, usize)>,
+) -> Option<(HTuple<T>, usize)> {
+    let mut toks: Tokens = SmallVec::new();
+    let mut leaves: Leaves<T> = SmallVec::new();
+    // For each open tuple: the index of its token and its modes so far.
+    let mut open: SmallVec<[(usize, u32); 8]> = SmallVec::new();
+    let mut i = skip_ws(b, start);
+    loop {
+        if b.get(i) == Some(&b'(') {
+            if open.len() >= MAX_DEPTH {
+                return None;
+            }
+            open.push((toks.len(), 0));
+            toks.push(0);
+            i = skip_ws(b, i + 1);
+            continue;
+        }
+        let (v, j) = leaf(b, i)?;
+        leaves.push(v);
+        toks.push(0);
+        i = skip_ws(b, j);
+        // One element is done: close tuples, or move to the next mode.
+        loop {
+            let Some(top) = open.last_mut() else {
+                return Some((HTuple::from_raw(toks, leaves), i));
+            };
+            top.1 += 1;
+            if top.1 > MAX_MODES {
+                return None;
+            }
+            match b.get(i) {
+                Some(b',') => {
+                    i = skip_ws(b, i + 1);
+                    break;
+                }
+                Some(b')') => {
+                    let (t, n) = open.pop()?;
+                    if n < 2 {
+                        return None;
+                    }
+                    toks[t] = n + 1;
+                    i = skip_ws(b, i + 1);
+                }
+                _ => return None,
+            }
+        }
+    }
+}
+
+/// An integer: `-`? `_`? digits, within i64.
+fn int(b: &[u8], mut i: usize) -> Option<(i64, usize)> {
+    let neg = b.get(i) == Some(&b'-');
+    if neg {
+        i = skip_ws(b, i + 1);
+    }
+    if b.get(i) == Some(&b'_') {
+        i += 1;
+    }
+    let start = i;
+    let mut v: u64 = 0;
+    while let Some(c) = b.get(i).filter(|c| c.is_ascii_digit()) {
+        v = v.checked_mul(10)?.checked_add(u64::from(c - b'0'))?;
+        i += 1;
+    }
+    if i == start || b.get(i).is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_') {
+        return None;
+    }
+    let v = if neg {
+        0i64.checked_sub_unsigned(v)?
+    } else {
+        i64::try_from(v).ok()?
+    };
+    Some((v, i))
+}
+
+/// A stride leaf: an integer, a scaled basis vector `v@i@j` (innermost first, as written), or
+/// `F2(v)`. Sums of basis vectors are left to the parser.
+fn stride(b: &[u8], i: usize) -> Option<(Stride<i64>, usize)> {
+    if b[i..].starts_with(b"F2(") {
+        let (v, j) = int(b, skip_ws(b, i + 3))?;
+        let j = skip_ws(b, j);
+        if b.get(j) != Some(&b')') {
+            return None;
+        }
+        return Some((Stride::F2(u64::try_from(v).ok()?), j + 1));
+    }
+    let (v, mut j) = int(b, i)?;
+    let mut path: SmallVec<[u32; 2]> = SmallVec::new();
+    loop {
+        let k = skip_ws(b, j);
+        if b.get(k) != Some(&b'@') {
+            break;
+        }
+        let (p, e) = int(b, skip_ws(b, k + 1))?;
+        // The parser reads `@-1` as a negative path entry: leave it to its message.
+        path.push(u32::try_from(p).ok()?);
+        j = e;
+    }
+    if path.is_empty() {
+        return Some((Stride::Int(v), j));
+    }
+    path.reverse();
+    Some((Stride::basis(v, &path), j))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lit(s: &str) -> Option<String> {
+        scan(s, 0).map(|(l, end)| {
+            let v = match l {
+                Literal::Tuple(t) => t.to_string(),
+                Literal::Layout(l) => l.to_string(),
+            };
+            format!("{v}|{}", &s[end..])
+        })
+    }
+
+    #[test]
+    fn reads_literals_and_where_they_end() {
+        assert_eq!(lit("12").as_deref(), Some("12|"));
+        assert_eq!(lit(" ( 2 , (3,4) ) ,x").as_deref(), Some("(2,(3,4))|,x"));
+        assert_eq!(lit("_4").as_deref(), Some("4|"));
+        assert_eq!(
+            lit("((2,2),3):((24,2),8))").as_deref(),
+            Some("((2,2),3):((24,2),8)|)")
+        );
+        assert_eq!(lit("(4,8):2").as_deref(), Some("(4,8):(2,8)|"));
+        assert_eq!(lit("(4,5):(1@0,1@1)").as_deref(), Some("(4,5):(1@0,1@1)|"));
+        assert_eq!(lit("4:1@1@0").as_deref(), Some("4:1@1@0|"));
+        assert_eq!(lit("8:F2(5)").as_deref(), Some("8:F2(5)|"));
+        assert_eq!(lit("4:-1").as_deref(), Some("4:-1|"));
+        assert_eq!(
+            lit("-9223372036854775808").as_deref(),
+            Some("-9223372036854775808|")
+        );
+        assert_eq!(lit("(2,3) o y").as_deref(), Some("(2,3)|o y"));
+    }
+
+    #[test]
+    fn leaves_everything_else_to_the_parser() {
+        for s in [
+            "M",
+            "(M,4)",
+            "4:M",
+            "()",
+            "(6)",
+            "(2,)",
+            "(2,3",
+            "4:1@0+1@0",
+            "9223372036854775808",
+            "(4,8):(1,4,2)",
+            "0:1",
+            "12abc",
+            "4:1@-1",
+            "F2(3)x",
+        ] {
+            let r = scan(s, 0);
+            let whole = r.as_ref().is_some_and(|(_, end)| *end == s.len());
+            assert!(!whole, "{s} read as {r:?}");
+        }
+    }
+
+    #[test]
+    fn deep_and_wide_text_is_left_to_the_parser() {
+        let deep = format!("{}1{}", "(1,".repeat(100), ")".repeat(100));
+        assert!(scan(&deep, 0).is_none());
+        let wide = format!("({})", vec!["1"; 5000].join(","));
+        assert!(scan(&wide, 0).is_none());
+    }
+}
