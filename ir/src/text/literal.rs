@@ -32,7 +32,8 @@ const MAX_DEPTH: usize = 64;
 /// Most modes of one tuple read here.
 const MAX_MODES: u32 = 4096;
 
-/// A literal value.
+/// A literal value (both kinds inline: boxing the layout would allocate for every literal).
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Literal {
     /// An int tuple (a shape, a coordinate, a tiler of shapes).
@@ -85,13 +86,12 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
     i
 }
 
+/// Reads one leaf at an offset: the value and the offset after it.
+type LeafReader<T> = fn(&[u8], usize) -> Option<(T, usize)>;
+
 /// A tree of leaves read by `leaf`, without recursion: `(` opens a tuple, `,` separates modes,
 /// `)` closes. Empty and one-element tuples are left to the parser.
-fn tree<T: Clone>(
-    b: &[u8],
-    start: usize,
-    leaf: fn(&[u8], usize) -> Option<(T, usize)>,
-) -> Option<(HTuple<T>, usize)> {
+fn tree<T: Clone>(b: &[u8], start: usize, leaf: LeafReader<T>) -> Option<(HTuple<T>, usize)> {
     let mut toks: Tokens = SmallVec::new();
     let mut leaves: Leaves<T> = SmallVec::new();
     // For each open tuple: the index of its token and its modes so far.
