@@ -568,7 +568,9 @@ fn rational<I: Int>(e: &Expr, env: &Env<I>, src: &str) -> Result<(i64, i64)> {
             .ok_or_else(|| at(src, x, "the recast scale must be a constant"))
     };
     match &e.kind {
-        ExprKind::Bin(BinOp::Div, p, q) => Ok((konst(p)?, konst(q)?)),
+        ExprKind::Arith(p, steps) if steps.len() == 1 && steps[0].op == BinOp::Div => {
+            Ok((konst(p)?, konst(&steps[0].rhs)?))
+        }
         _ => Ok((konst(e)?, 1)),
     }
 }
