@@ -325,3 +325,51 @@ fn parameters_and_binds_are_each_given_once() {
     assert!(!v.contains("ParamFacts"));
     assert!(Session::new(&["M", "N"], &["M=4", "N=2"]).is_ok());
 }
+
+#[test]
+fn crd2idx_and_idx2crd_take_a_stride() {
+    // PyCuTe's three-argument forms (seed 004's example, with the compact strides).
+    assert_eq!(eval_str("crd2idx((1,(0,1)),(3,(2,4)),(1,(3,6)))").unwrap(), "7");
+    assert_eq!(eval_str("idx2crd(7,(3,(2,4)),(1,(3,6)))").unwrap(), "(1,(0,1))");
+    // Row-major strides, an integer coordinate split colexicographically, coordinate strides.
+    assert_eq!(eval_str("crd2idx((1,2),(4,8),(8,1))").unwrap(), "10");
+    assert_eq!(eval_str("crd2idx(17,(3,(2,4)),(2,(1,6)))").unwrap(), "17");
+    assert_eq!(eval_str("crd2idx(5,(4,8),(1@0,1@1))").unwrap(), "(1,1)");
+    assert_eq!(eval_str("idx2crd(5,(2,4),(4,1))").unwrap(), "(1,1)");
+    assert_eq!(eval_str("idx2crd((5,2),(2,4),(1,1))").unwrap(), "(1,2)");
+    // With a stride every leaf is taken modulo its extent, as PyCuTe does.
+    assert_eq!(eval_str("idx2crd(30,(3,(2,4)),(1,(3,6)))").unwrap(), "(0,(0,1))");
+    assert_eq!(eval_str("idx2crd(30,(3,(2,4)))").unwrap(), "(0,(0,5))");
+    for (src, msg) in [
+        ("crd2idx(5,(4,8),(1,2,3))", "not congruent"),
+        ("idx2crd(5,(2,4),2)", "not congruent"),
+        ("idx2crd(5,(2,4),(0,1))", "stride 0"),
+        ("idx2crd((1,2,3),(2,4),(1,2))", "rank"),
+        ("crd2idx(1,2,3,4)", "takes 2 to 3 arguments"),
+    ] {
+        let e = eval_str(src).unwrap_err().to_string();
+        assert!(e.contains(msg), "{src}: {e}");
+    }
+    // Round trip over every coordinate, column- and row-major: idx2crd inverts crd2idx, and
+    // crd2idx is the layout shape:stride at the coordinate.
+    for (shape, strides) in [
+        ("(3,(2,4))", ["(1,(3,6))", "(8,(4,1))"]),
+        ("(2,3,4)", ["(1,2,6)", "(12,4,1)"]),
+        ("((2,2),(3,2))", ["((1,2),(4,12))", "((12,6),(2,1))"]),
+    ] {
+        let n: i64 = eval_str(&format!("size({shape})")).unwrap().parse().unwrap();
+        for d in strides {
+            for i in 0..n {
+                let c = eval_str(&format!("idx2crd({i},{shape},{d})")).unwrap();
+                assert_eq!(
+                    eval_str(&format!("crd2idx({c},{shape},{d})")).unwrap(),
+                    i.to_string()
+                );
+                assert_eq!(
+                    eval_str(&format!("crd2idx({c},{shape},{d})")).unwrap(),
+                    eval_str(&format!("{shape}:{d}({c})")).unwrap()
+                );
+            }
+        }
+    }
+}

@@ -58,8 +58,8 @@ pub const BUILTINS: &[(&str, &str)] = &[
     ("product_each", "t"),
     ("prefix_product", "t [, init]"),
     ("inner_product", "a, b"),
-    ("idx2crd", "idx, shape"),
-    ("crd2idx", "crd, shape"),
+    ("idx2crd", "idx, shape [, stride]"),
+    ("crd2idx", "crd, shape [, stride]"),
     ("congruent", "a, b"),
     ("weakly_congruent", "a, b"),
     ("compatible", "a, b"),
@@ -396,14 +396,22 @@ pub(super) fn call<I: Int>(
             )?))
         }
         "idx2crd" => {
-            ar(2, 2)?;
-            Ok(Value::from_int_tuple(&shape::idx2crd(
-                &ev(0)?.to_int_tuple()?,
-                &ev(1)?.to_shape()?,
-            )?))
+            ar(2, 3)?;
+            let (idx, sh) = (ev(0)?.to_int_tuple()?, ev(1)?.to_shape()?);
+            Ok(Value::from_int_tuple(&if args.len() == 3 {
+                shape::idx2crd_strided(&idx, &sh, &ev(2)?.to_int_tuple()?)?
+            } else {
+                shape::idx2crd(&idx, &sh)?
+            }))
         }
         "crd2idx" => {
-            ar(2, 2)?;
+            ar(2, 3)?;
+            if args.len() == 3 {
+                // PyCuTe's crd2idx(crd, shape, stride) is the layout shape:stride at crd.
+                let l = Layout::new(ev(1)?.to_shape()?, ev(2)?.to_stride_tuple()?)
+                    .map_err(|err| at(src, e, format!("crd2idx: {err}")))?;
+                return super::eval_at(&Value::Layout(l), &ev(0)?);
+            }
             Ok(Value::Int(shape::crd2idx(
                 &ev(0)?.to_int_tuple()?,
                 &ev(1)?.to_shape()?,
