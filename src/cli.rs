@@ -109,12 +109,10 @@ fn emit(
     junit: Option<&str>,
 ) -> i32 {
     if as_json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&report::json(outcomes, wall, threads)).unwrap_or_default()
-        );
+        let j = serde_json::to_string_pretty(&report::json(outcomes, wall, threads)).unwrap_or_default();
+        exit::print(&format!("{j}\n"));
     } else {
-        print!("{}", report::text(outcomes, wall, threads));
+        exit::print(&report::text(outcomes, wall, threads));
     }
     if let Some(path) = junit
         && let Err(e) = std::fs::write(path, report::junit(outcomes, wall))

@@ -497,7 +497,11 @@ pub(super) fn call<I: Int>(
             let hint = closest(name)
                 .map(|c| format!("; did you mean '{c}'?"))
                 .unwrap_or_default();
-            Err(at(src, e, format!("unknown function '{name}'{hint}")))
+            Err(at(
+                src,
+                e,
+                format!("unknown function '{}'{hint}", super::shown(name)),
+            ))
         }
     }
 }
@@ -585,6 +589,10 @@ fn rational<I: Int>(e: &Expr, env: &Env<I>, src: &str) -> Result<(i64, i64)> {
 
 /// The built-in name nearest to a misspelling.
 fn closest(name: &str) -> Option<&'static str> {
+    // No built-in is within 3 edits of a long name; the distance costs its length.
+    if name.len() > 40 {
+        return None;
+    }
     fn dist(a: &str, b: &str) -> usize {
         let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
         let mut prev: Vec<usize> = (0..=b.len()).collect();

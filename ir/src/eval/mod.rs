@@ -235,6 +235,14 @@ pub fn parse_int_tuple(src: &str) -> Result<HTuple<i64>> {
     eval_expr::<i64>(&e, &Env::new(), src)?.to_int_tuple()
 }
 
+/// A name as a message shows it: at most 40 characters, then `...`.
+pub(crate) fn shown(name: &str) -> std::borrow::Cow<'_, str> {
+    match name.char_indices().nth(40) {
+        Some((k, _)) => format!("{}...", &name[..k]).into(),
+        None => name.into(),
+    }
+}
+
 /// An error pointing at an expression's column.
 fn at(src: &str, e: &Expr, msg: impl Into<String>) -> Error {
     at_col(src, e.col, msg)
@@ -258,7 +266,11 @@ pub fn eval_expr<I: Int>(e: &Expr, env: &Env<I>, src: &str) -> Result<Value<I>> 
             at(
                 src,
                 e,
-                format!("unknown name '{n}' (declare a parameter with --param {n})"),
+                format!(
+                    "unknown name '{}' (declare a parameter with --param {})",
+                    shown(n),
+                    shown(n)
+                ),
             )
         }),
         ExprKind::Tuple(items) => {
