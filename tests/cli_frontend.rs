@@ -390,3 +390,21 @@ fn a_thread_value_shape_is_not_called_a_rank() {
         "{all}"
     );
 }
+
+/// Bindings cannot nest a value deeper than an expression may be, one `let` at a time.
+#[test]
+fn check_file_bindings_stay_within_the_nesting_limit() {
+    let mut src = String::from("let A0 = 1\n");
+    for k in 1..=200 {
+        src.push_str(&format!("let A{k} = (A{})\n", k - 1));
+    }
+    src.push_str("assert injective(4:1)\n");
+    let p = scratch("let_depth.tess", src.as_bytes());
+    let out = tessera(&["check", p.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(
+        text(&out.stderr).contains(":130:12: the result is nested deeper than 128 levels"),
+        "{}",
+        text(&out.stderr)
+    );
+}

@@ -134,14 +134,23 @@ fn the_nesting_limit_is_the_one_the_message_states() {
             "calls",
             Box::new(|k| format!("{}1{}", "size(".repeat(k), ")".repeat(k))),
         ),
-        ("minus", Box::new(|k| format!("{}1", "-".repeat(k)))),
+        // A minus sign before a number is part of it; before anything else it is a level.
+        ("minus", Box::new(|k| format!("{}(1)", "-".repeat(k - 1)))),
         (
             "swizzles",
-            Box::new(|k| format!("{}3,3,3>{}", "Sw<".repeat(k), ",3,3>".repeat(k - 1))),
+            Box::new(|k| format!("{}3,3,3>{}", "Sw<".repeat(k + 1), ",3,3>".repeat(k))),
         ),
         (
             "slices",
             Box::new(|k| format!("8:1[{}1{}]", "(".repeat(k - 1), ")".repeat(k - 1))),
+        ),
+        ("coordinate strides", Box::new(|k| format!("1{}", "@0".repeat(k)))),
+        (
+            "mixed",
+            Box::new(|k| {
+                let m = k / 2;
+                format!("{}-1{}{}", "(".repeat(m), "@0".repeat(k - m), ")".repeat(m))
+            }),
         ),
     ];
     for (name, make) in &kinds {
@@ -152,7 +161,9 @@ fn the_nesting_limit_is_the_one_the_message_states() {
                 "{name} at the limit: {e}"
             );
         }
-        let past = eval_deep(make(d + 1)).unwrap_err().to_string();
+        let past = eval_deep(make(d + 1))
+            .map(|v| format!("{name} past the limit evaluates to {v}"))
+            .unwrap_or_else(|e| e.to_string());
         assert!(
             past.contains(&format!("nested deeper than {d} levels")),
             "{name} past the limit: {past}"
@@ -163,9 +174,49 @@ fn the_nesting_limit_is_the_one_the_message_states() {
         format!("{}7{}", "(".repeat(d), ")".repeat(d))
     );
     assert_eq!(eval_deep(kinds[1].1(d)).unwrap(), "1");
-    assert_eq!(eval_deep(kinds[2].1(d)).unwrap(), "1");
+    // 127 minus signs, and the parentheses group.
+    assert_eq!(eval_deep(kinds[2].1(d)).unwrap(), "-1");
+    assert_eq!(eval_deep(kinds[5].1(d)).unwrap(), format!("1{}", "@0".repeat(d)));
     // 8,900 repetitions of `Sw<` used to overflow the stack.
     let e = eval_small_stack("Sw<".repeat(9_000)).unwrap_err().to_string();
+    assert!(e.contains("nested deeper than 128 levels"), "{e}");
+}
+
+/// A printed value needs as many levels as its tuples and coordinate strides: a negative
+/// number or a swizzle adds none, and a result deeper than the parser admits is an error.
+#[test]
+fn values_at_the_depth_limit_print_in_a_form_that_parses_back() {
+    let d = MAX_DEPTH;
+    let wrap = |x: &str, k: usize| format!("{}{x}{}", "(".repeat(k), ")".repeat(k));
+    for inner in [
+        "0-1",
+        "-1",
+        "Sw<3,3,-3>",
+        "-9223372036854775807-1",
+        "4:-1",
+        "1@0",
+        "(-4,2):(-1,-4)",
+    ] {
+        for k in [d - 2, d - 1, d] {
+            let src = wrap(inner, k);
+            if let Ok(once) = eval_deep(src.clone()) {
+                assert_eq!(eval_deep(once.clone()), Ok(once), "{inner} in {k} brackets");
+            }
+        }
+    }
+    assert_eq!(eval_deep(wrap("0-1", d)).unwrap(), wrap("-1", d));
+    // lift nests one level per index: past the limit it is an error, not an unparsable text.
+    let zeros = |n: usize| vec!["0"; n].join(",");
+    assert_eq!(eval_str(&format!("lift(1,{})", zeros(d))).unwrap(), wrap("1", d));
+    let e = eval_str(&format!("lift(1,{})", zeros(d + 1)))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("nested deeper than 128 levels"), "{e}");
+    // A coordinate as deep as its stride's path, inside the tuple of the codomain.
+    let at = |n: usize| eval_deep(format!("(4,8):(1{},1@1)(3)", "@0".repeat(n)));
+    let once = at(d - 2).unwrap();
+    assert_eq!(eval_deep(once.clone()), Ok(once));
+    let e = at(d).unwrap_err().to_string();
     assert!(e.contains("nested deeper than 128 levels"), "{e}");
 }
 

@@ -150,7 +150,12 @@ pub fn load(path: &str, src: &str) -> Result<CheckFile, CheckError> {
                 return Err(err(line, indent + 4, format!("'{name}' is a built-in name"), raw));
             }
             let off = indent + "let".len() + rest.find('=').unwrap_or(0) + 1;
-            let v = eval_at(expr, off, &env).map_err(|(col, msg)| err(line, col, msg, raw))?;
+            let v = eval_at(expr, off, &env)
+                .and_then(|v| {
+                    let start = off + expr.len() - expr.trim_start().len();
+                    v.check_depth().map_err(|e| (start, e.to_string()))
+                })
+                .map_err(|(col, msg)| err(line, col, msg, raw))?;
             env.bind(name, v);
             continue;
         }

@@ -66,7 +66,7 @@ impl<I: Int> Env<I> {
 /// Parses and evaluates one line with concrete integers, printing the result canonically.
 pub fn eval_str(src: &str) -> Result<String> {
     let e = parse_expr(src)?;
-    Ok(eval_expr::<i64>(&e, &Env::new(), src)?.to_string())
+    Ok(eval_expr::<i64>(&e, &Env::new(), src)?.check_depth()?.to_string())
 }
 
 /// Parameters and bindings for symbolic evaluation (`--param`, `--bind`).
@@ -184,7 +184,7 @@ impl Session {
             return eval_str(src);
         }
         let e = parse_expr(src)?;
-        Ok(eval_expr(&e, &self.env, src)?.to_string())
+        Ok(eval_expr(&e, &self.env, src)?.check_depth()?.to_string())
     }
 }
 

@@ -21,17 +21,19 @@
 //! is valid with the one-element tuple changes its meaning: arithmetic on a tuple is an error.
 //!
 //! **Limits.** Chains (`1+1+...`, `a o b o ...`, `L(0)(0)...`, `1@0+1@0+...`) are parsed by
-//! loops into flat lists, so their length costs no stack. Nesting (brackets, unary minus,
-//! `Sw<`) is limited to [`MAX_DEPTH`] levels, a tuple or argument list to [`MAX_TUPLE`]
-//! elements, and a source to [`MAX_SOURCE_LEN`] bytes; each limit is a parse error with a
-//! column.
+//! loops into flat lists, so their length costs no stack. Nesting is limited to [`MAX_DEPTH`]
+//! levels: each bracket and each `@` index is one level, and so is a unary minus or a `Sw<`
+//! applied to more than a number (`-3` and `Sw<3,3,3>` are none, so a value prints in a form
+//! that parses back at the depth of its tuples). A tuple or argument list is limited to
+//! [`MAX_TUPLE`] elements, and a source to [`MAX_SOURCE_LEN`] bytes; each limit is a parse error
+//! with a column.
 
 use super::ast::{ArithStep, BinOp, Expr, ExprKind, SliceItem, Suffix, SuffixOp};
 use super::lexer::{Tok, Token, lex};
 use crate::error::ParseError;
 
-/// Deepest nesting accepted: each bracket, unary minus and `Sw<` is one level. It keeps the
-/// recursion of the parser and of the evaluator within the stack.
+/// Deepest nesting accepted (see the module documentation for what counts as a level). It
+/// keeps the recursion of the parser and of the evaluator within the stack.
 pub const MAX_DEPTH: usize = 128;
 /// Most elements accepted in one tuple, argument list or slice.
 pub const MAX_TUPLE: usize = 4096;
@@ -173,8 +175,8 @@ impl<'a> Parser<'a> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return self.err(format!(
-                "expression nested deeper than {MAX_DEPTH} levels (each bracket, unary minus \
-                 and Sw< is one level)"
+                "expression nested deeper than {MAX_DEPTH} levels (each bracket and '@' index is \
+                 one level, and each '-' or 'Sw<' applied to more than a number)"
             ));
         }
         Ok(())
@@ -215,6 +217,20 @@ impl<'a> Parser<'a> {
             col,
         };
         self.suffixes(e, col)
+    }
+
+    /// A parameter of `Sw<b,m,s>`: one level when it is another swizzle (`Sw<Sw<...`), the
+    /// only way it recurses without a bracket or a minus sign.
+    fn swizzle_param(&mut self) -> Result<Expr, ParseError> {
+        let nests = matches!(self.peek(), Tok::Name(n) if n == "Sw");
+        if nests {
+            self.enter()?;
+        }
+        let e = ungroup(self.unary()?);
+        if nests {
+            self.leave();
+        }
+        Ok(e)
     }
 
     /// `(args)` and `[slices]` after `base`, in a flat list.
@@ -295,9 +311,16 @@ impl<'a> Parser<'a> {
             let base = self.postfix_from(lit, col)?;
             return self.basis(base, col);
         }
-        self.enter()?;
+        // A minus sign before a number is part of the number: no level, so that every value
+        // prints in a form that parses back at the depth of its brackets.
+        let nests = !matches!(self.peek(), Tok::Int(_));
+        if nests {
+            self.enter()?;
+        }
         let inner = ungroup(self.unary()?);
-        self.leave();
+        if nests {
+            self.leave();
+        }
         Ok(Expr {
             kind: ExprKind::Neg(Box::new(inner)),
             col,
@@ -309,20 +332,21 @@ impl<'a> Parser<'a> {
         if *self.peek() != Tok::Punct('@') {
             return Ok(base);
         }
+        // Each index is one level: it nests the coordinate the stride reaches one level deeper.
         let mut path = Vec::new();
         while self.eat(&Tok::Punct('@')) {
+            self.pos -= 1;
+            self.enter()?;
+            self.pos += 1;
             match self.bump().tok {
-                Tok::Int(v) if (0..MAX_TUPLE as i64).contains(&v) && path.len() < MAX_DEPTH => {
-                    path.push(v as u32)
-                }
+                Tok::Int(v) if (0..MAX_TUPLE as i64).contains(&v) => path.push(v as u32),
                 // An index past the longest tuple, or a path deeper than the nesting limit, names
                 // no mode; printing such a coordinate materializes it densely, so
                 // `2:1@4294967295(1)` used to abort on a 32 GiB allocation.
                 Tok::Int(v) if v >= 0 => {
                     self.pos -= 1;
                     return self.err(format!(
-                        "mode index {v} after '@' is out of range (indices below {MAX_TUPLE}, \
-                         at most {MAX_DEPTH} of them)"
+                        "mode index {v} after '@' is out of range (indices are below {MAX_TUPLE})"
                     ));
                 }
                 t => {
@@ -334,6 +358,7 @@ impl<'a> Parser<'a> {
                 }
             }
         }
+        self.depth -= path.len();
         Ok(Expr {
             kind: ExprKind::Basis(Box::new(ungroup(base)), path),
             col,
@@ -476,14 +501,12 @@ impl<'a> Parser<'a> {
             Tok::Name(n) if n == "Sw" && *self.peek_at(1) == Tok::Punct('<') => {
                 self.bump();
                 self.bump();
-                self.enter()?;
-                let b = ungroup(self.unary()?);
+                let b = self.swizzle_param()?;
                 self.expect(',')?;
-                let m = ungroup(self.unary()?);
+                let m = self.swizzle_param()?;
                 self.expect(',')?;
-                let s = ungroup(self.unary()?);
+                let s = self.swizzle_param()?;
                 self.expect('>')?;
-                self.leave();
                 ExprKind::Swizzle(Box::new(b), Box::new(m), Box::new(s))
             }
             Tok::Name(n) if n == "F2" && *self.peek_at(1) == Tok::Punct('(') => {
