@@ -41,8 +41,9 @@ enum Cmd {
     Prove {
         /// The property (injective, bijective, equal, bank_conflict_free, conflict_degree, ...).
         property: String,
-        /// Its arguments: expressions, and NAME=VALUE keywords (elem=2 access=16).
-        #[arg(required = true, allow_hyphen_values = true)]
+        /// Its arguments: expressions, and NAME=VALUE keywords (elem=2 access=16). Flags may
+        /// follow them, so an argument that starts with '-' comes after '--'.
+        #[arg(required = true)]
         args: Vec<String>,
         /// Declare symbolic parameters (as for eval).
         #[arg(long = "param", value_name = "DECL")]

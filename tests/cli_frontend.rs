@@ -267,8 +267,15 @@ fn an_expression_may_start_with_a_minus() {
     assert!(text(&out.stderr).contains("extent -4 in shape -4 is not positive"));
     let out = tessera(&["lower", "-(2+3)"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let out = tessera(&["prove", "injective", "-1:1"]);
+    // Flags may follow prove's arguments, so one that starts with '-' comes after '--'.
+    let out = tessera(&["prove", "injective", "--", "-1:1"]);
     assert!(text(&out.stderr).contains("extent -1"), "{}", text(&out.stderr));
+    let out = tessera(&["prove", "injective", "(4,8):(8,1)", "--timeout", "5"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let out = tessera(&["eval", "-M", "--param", "M"]);
+    assert_eq!(text(&out.stdout).trim(), "-M", "{}", text(&out.stderr));
+    let out = tessera(&["lower", "-(4+4)", "--coords"]);
+    assert!(text(&out.stdout).contains("value = -8"), "{}", text(&out.stderr));
     let out = tessera(&["eval", "(Sw<3,3,3> o (16,64):(64,1))(17)"]);
     assert_eq!(text(&out.stdout).trim(), "73");
 }

@@ -340,9 +340,9 @@ impl<'a> Parser<'a> {
             self.pos += 1;
             match self.bump().tok {
                 Tok::Int(v) if (0..MAX_TUPLE as i64).contains(&v) => path.push(v as u32),
-                // An index past the longest tuple, or a path deeper than the nesting limit, names
-                // no mode; printing such a coordinate materializes it densely, so
-                // `2:1@4294967295(1)` used to abort on a 32 GiB allocation.
+                // An index past the longest tuple names no mode; printing such a coordinate
+                // materializes it densely, so `2:1@4294967295(1)` used to abort on a 32 GiB
+                // allocation. (The path's length is bounded by the nesting limit.)
                 Tok::Int(v) if v >= 0 => {
                     self.pos -= 1;
                     return self.err(format!(
