@@ -12,10 +12,16 @@ CHECK FILES (*.tess)
   param M, N where M % 128 == 0, 128 <= M <= 65536, 1 <= N <= 4096
   let Smem = Sw<3,3,3> o (8,64):(64,1)
   let TV   = ((8,4),8):((1,64),8)    # thread t: row t%8, column block t/8
+  let A    = (M,N):(1,M)             # an M x N column-major tile
+  let B    = (128,M/128):(1,128)
+  let C    = (M/128,128):(128,1)
   assert injective(Smem)
   assert bank_conflict_free(Smem, TV, elem=2, access=16)
   assert conflict_degree((8,64):(64,1), TV, elem=2, access=16) == 8
   assert equal(composition(A, composition(B, C)), composition(composition(A, B), C))
+
+  Each line is param, let or assert (then spaces or tabs), or blank; # starts a comment.
+  A directory stands for the *.tess files directly in it (subdirectories are not searched).
 
 PROPERTIES
   injective(L)  surjective(L [,n])  bijective(L)  in_bounds(L, n)  equal(A, B)
@@ -30,7 +36,8 @@ OUTPUT
 
 EXIT CODES
   0 all proved   1 something refuted   2 something unknown, nothing refuted
-  3 bad input (file:line:col and a caret)   4 internal error
+  3 bad input (file:line:col and a caret, or a usage error such as --timeout abc or -j 0)
+  4 internal error
 ";
 
 fn collect(paths: &[String]) -> Result<Vec<String>, String> {
@@ -109,12 +116,10 @@ fn emit(
     junit: Option<&str>,
 ) -> i32 {
     if as_json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&report::json(outcomes, wall, threads)).unwrap_or_default()
-        );
+        let j = serde_json::to_string_pretty(&report::json(outcomes, wall, threads)).unwrap_or_default();
+        exit::print(&format!("{j}\n"));
     } else {
-        print!("{}", report::text(outcomes, wall, threads));
+        exit::print(&report::text(outcomes, wall, threads));
     }
     if let Some(path) = junit
         && let Err(e) = std::fs::write(path, report::junit(outcomes, wall))

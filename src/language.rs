@@ -11,8 +11,16 @@ EXPRESSION LANGUAGE
   Swizzles       Sw<3,3,3>   Sw<3,3,3> o (8,64):(64,1)   Sw<3,4,3> o 32 o (8,64):(64,1)
   Tilers         (4:1,8:2) by mode; _ keeps a mode; an int tuple (2,7) means (2:1,7:1)
   Composition    composition(A,B)  or  A o B
-  Evaluation     A(17)   A((1,2))   A(1,2)
-  Arithmetic     + - * / (exact) % on integers
+  Evaluation     A(17)   A((1,2))   A(1,2)   (Sw<3,3,3> o (16,64):(64,1))(17)
+  Arithmetic     + - * / (exact; fdiv floors) % on integers; -9223372036854775808
+  Booleans       true false
+  Parentheses    around one expression: a one-element tuple where a value is expected
+                 ((6), (6):(1), size((6)) is 6); grouping as an operand of + - * / % or
+                 unary -, before @, as a Sw< parameter or slice entry, or before (...) or
+                 [...]: (2+3)*4 is 20, ((M+127)/128, 4):(1, 2) is a layout
+  Limits         1 MiB per expression; 128 levels of nesting (each bracket and @ index, and
+                 each - or Sw< applied to more than a number); 4096 elements per tuple.
+                 Chains (1+1+..., L(0)(0)..., A o B o ...) may be as long as you like.
 
 FUNCTIONS
   coalesce coalesce_z filter composition complement logical_divide zipped_divide
@@ -21,7 +29,8 @@ FUNCTIONS
   greatest_common_domain recast make_layout make_layout_like make_ordered_layout
   make_identity_layout make_basis_like tiler_to_layout max_common_vector select take get
   flatten wrap unwrap size cosize rank depth shape stride coshape coprofile product
-  product_each prefix_product inner_product idx2crd crd2idx congruent weakly_congruent
+  product_each prefix_product inner_product idx2crd crd2idx (both also with a stride,
+  as PyCuTe's three-argument forms) congruent weakly_congruent
   compatible common_refinement common_coarsening repeat_like lift slice_ dice_ unflatten
   is_tuple fdiv fmod
   Views (each prints as a view OFF o L): tile_view narrow permute broadcast diagonal
@@ -32,6 +41,8 @@ EXAMPLES
   tessera eval 'logical_divide(24:1, 4:2)'                  (4,(2,3)):(2,(1,8))
   tessera eval 'zipped_divide((4,7):(1,16), (2,7))'          ((2,7),(2,1)):((1,16),(2,112))
   tessera eval 'complement(4:2, 20)'                        (2,3):(1,8)
+  tessera eval '(2+3)*4'                                    20
+  tessera eval 'crd2idx((1,2),(4,8),(8,1))'                 10
   tessera eval 'right_inverse((4,8):(8,1))'                 (8,4):(4,1)
   tessera eval '(3,(2,4)):(2,(1,6))(17)'                     17
   tessera eval 'recast((4,4):(4,1), 1/2)'                   (4,8):(8,1)
@@ -40,6 +51,8 @@ EXAMPLES
   tessera eval 'local_partition((6,8), (2,2), 1)'           1 o (3,4):(2,12)
   echo 'coalesce((2,4):(1,2))' | tessera eval --batch -
 
-EXIT CODES
-  0 success   1 refuted   2 unknown   3 bad input (parse or algebra error)   4 internal error
+EXIT CODES (every subcommand)
+  0 success   1 refuted   2 unknown   4 internal error
+  3 bad input: a parse or algebra error, an unreadable file, or a usage error (an unknown
+    flag, a bad option value, a missing argument)
 ";

@@ -1,9 +1,8 @@
 //! The `tessera` command line.
 
 use clap::{Parser, Subcommand};
-use std::io::{BufRead, Write};
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::process::ExitCode;
+use tessera::batch::{self, answer};
 use tessera::exit;
 use tessera::ir::eval::Session;
 
@@ -17,7 +16,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// Prove the assertions of check files (*.tess; directories are searched for them).
+    /// Prove the assertions of check files (*.tess; a directory stands for the *.tess files
+    /// directly in it, not in its subdirectories).
     #[command(after_help = tessera::cli::CHECK_HELP)]
     Check {
         /// Check files or directories.
@@ -32,8 +32,8 @@ enum Cmd {
         /// z3's time limit per query, in seconds; a timeout makes the assertion unknown.
         #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
         timeout: f64,
-        /// Worker threads (default: every core).
-        #[arg(long, short = 'j')]
+        /// Worker threads, at least 1 (default: every core).
+        #[arg(long, short = 'j', value_name = "N", value_parser = parse_jobs)]
         jobs: Option<usize>,
     },
     /// Prove one property, e.g. `tessera prove injective '(4,8):(8,1)'` or
@@ -41,7 +41,8 @@ enum Cmd {
     Prove {
         /// The property (injective, bijective, equal, bank_conflict_free, conflict_degree, ...).
         property: String,
-        /// Its arguments: expressions, and NAME=VALUE keywords (elem=2 access=16).
+        /// Its arguments: expressions, and NAME=VALUE keywords (elem=2 access=16). Flags may
+        /// follow them, so an argument that starts with '-' comes after '--'.
         #[arg(required = true)]
         args: Vec<String>,
         /// Declare symbolic parameters (as for eval).
@@ -57,17 +58,21 @@ enum Cmd {
     /// Evaluate an expression of the layout algebra and print the result.
     #[command(after_help = tessera::language::EXPRESSION_HELP)]
     Eval {
-        /// The expression, e.g. 'logical_divide(24:1, 4:2)'.
+        /// The expression, e.g. 'logical_divide(24:1, 4:2)'; it may start with '-' ('-4:1').
+        #[arg(allow_hyphen_values = true)]
         expr: Option<String>,
-        /// Answer one line per input line of FILE ('-' for stdin): the result or 'error: ...'.
-        /// Exits 0 once every line is answered (errors are answers), 3 when FILE cannot be read.
+        /// Answer one line per input line of FILE ('-' for stdin): the result or 'error: ...'
+        /// (also for a line that is not UTF-8 or is longer than 1 MiB). Exits 0 once every
+        /// line is answered (errors are answers) or the reader of the output goes away, 3 when
+        /// FILE cannot be read.
         #[arg(long, value_name = "FILE", conflicts_with = "expr")]
         batch: Option<String>,
         /// Declare symbolic parameters with facts, e.g. 'M where M % 128 == 0, M <= 65536'
         /// or 'M, N'. Extents are at least 1 unless stated otherwise.
         #[arg(long = "param", value_name = "DECL")]
         params: Vec<String>,
-        /// Substitute a value for a parameter, e.g. M=256 (checked against its facts).
+        /// Substitute a value for a declared parameter, e.g. M=256 (once per parameter,
+        /// checked against its facts).
         #[arg(long = "bind", value_name = "NAME=VALUE")]
         binds: Vec<String>,
     },
@@ -75,6 +80,7 @@ enum Cmd {
     /// printed one let-binding per line.
     Lower {
         /// The expression, e.g. '(4,8):(8,1)' or 'Sw<3,3,3> o (8,64):(64,1)'.
+        #[arg(allow_hyphen_values = true)]
         expr: String,
         /// Lower as a function of the flat coordinates c0, c1, ... instead of the index i.
         #[arg(long)]
@@ -88,69 +94,67 @@ enum Cmd {
     },
 }
 
-/// Evaluates one line, turning a panic (a bug) into an internal error.
-fn answer(session: &Session, line: &str) -> Result<String, (i32, String)> {
-    match catch_unwind(AssertUnwindSafe(|| session.eval(line))) {
-        Ok(Ok(v)) => Ok(v),
-        Ok(Err(e)) => Err((exit::BAD_INPUT, e.to_string())),
-        Err(_) => Err((
-            exit::INTERNAL,
-            format!("internal error while evaluating '{line}'"),
-        )),
+/// `-j N`: a positive number of worker threads.
+fn parse_jobs(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("must be at least 1 (leave -j out to use every core)".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("'{s}' is not a number of threads")),
     }
 }
 
-fn run_batch(session: &Session, path: &str) -> i32 {
-    let reader: Box<dyn BufRead> = if path == "-" {
-        Box::new(std::io::stdin().lock())
-    } else {
-        match std::fs::File::open(path) {
-            Ok(f) => Box::new(std::io::BufReader::new(f)),
-            Err(e) => {
-                eprintln!("error: cannot read {path}: {e}");
-                return exit::BAD_INPUT;
-            }
-        }
-    };
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    let mut code = exit::OK;
-    for line in reader.lines() {
-        let line = match line {
-            Ok(l) => l,
-            Err(e) => {
-                eprintln!("error: reading {path}: {e}");
-                return exit::BAD_INPUT;
-            }
-        };
-        let text = line.trim();
-        let reply = if text.is_empty() || text.starts_with('#') {
-            String::new()
-        } else {
-            match answer(session, text) {
-                Ok(v) => v,
-                Err((c, msg)) => {
-                    if c == exit::INTERNAL {
-                        code = exit::INTERNAL;
-                    }
-                    // One line per input line: fold a multi-line message.
-                    format!("error: {}", msg.replace('\n', " | "))
-                }
-            }
-        };
-        if writeln!(out, "{reply}").is_err() {
-            return exit::INTERNAL;
+/// The arguments of `tessera prove` become one assertion; a line break in one would make more.
+fn check_prove_args(property: &str, args: &[String], params: &[String]) -> Result<(), String> {
+    if property.is_empty() || !property.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Err(format!(
+            "'{property}' is not a property name (injective, bank_conflict_free, ...)"
+        ));
+    }
+    for a in args.iter().chain(params) {
+        if a.contains(['\n', '\r']) {
+            return Err(format!(
+                "an argument contains a line break: {a:?}; give each expression on one line"
+            ));
         }
     }
-    if out.flush().is_err() {
-        return exit::INTERNAL;
-    }
-    code
+    Ok(())
 }
+
+/// Stack of the thread that runs a command. The parser bounds nesting (128 levels) and the
+/// evaluator recurses only along it, which a debug build fits in a few MiB; the margin keeps a
+/// deep expression an error message, never an abort. Untouched stack costs no memory.
+const STACK: usize = 256 << 20;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let code = match cli.cmd {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            // Usage errors (unknown flag, bad value, missing argument) are bad input, exit 3;
+            // clap's own code 2 means "unknown" here.
+            let code = match e.kind() {
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => exit::OK,
+                _ => exit::BAD_INPUT,
+            };
+            let _ = e.print();
+            return ExitCode::from(code as u8);
+        }
+    };
+    let worker = std::thread::Builder::new()
+        .name("tessera".into())
+        .stack_size(STACK)
+        .spawn(move || run(cli));
+    let code = match worker {
+        Ok(h) => h.join().unwrap_or(exit::INTERNAL),
+        Err(_) => {
+            eprintln!("error: cannot start the worker thread");
+            exit::INTERNAL
+        }
+    };
+    ExitCode::from(code as u8)
+}
+
+fn run(cli: Cli) -> i32 {
+    match cli.cmd {
         Cmd::Eval {
             expr,
             batch,
@@ -180,7 +184,13 @@ fn main() -> ExitCode {
             params,
             timeout,
             json,
-        } => tessera::cli::prove(&property, &args, &params, timeout, json),
+        } => match check_prove_args(&property, &args, &params) {
+            Ok(()) => tessera::cli::prove(&property, &args, &params, timeout, json),
+            Err(e) => {
+                eprintln!("error: {e}");
+                exit::BAD_INPUT
+            }
+        },
         Cmd::Lower {
             expr,
             coords,
@@ -191,7 +201,7 @@ fn main() -> ExitCode {
             let b: Vec<&str> = binds.iter().map(String::as_str).collect();
             match Session::new(&p, &b).and_then(|s| tessera::lower::lower_text(&s, &expr, coords)) {
                 Ok(text) => {
-                    print!("{text}");
+                    exit::print(&text);
                     exit::OK
                 }
                 Err(e) => {
@@ -200,16 +210,15 @@ fn main() -> ExitCode {
                 }
             }
         }
-    };
-    ExitCode::from(code as u8)
+    }
 }
 
 fn eval_cmd(session: &Session, expr: Option<String>, batch: Option<String>) -> i32 {
     match (expr, batch) {
-        (_, Some(path)) => run_batch(session, &path),
+        (_, Some(path)) => batch::run(session, &path),
         (Some(e), None) => match answer(session, &e) {
             Ok(v) => {
-                println!("{v}");
+                exit::print(&format!("{v}\n"));
                 exit::OK
             }
             Err((c, msg)) => {

@@ -117,7 +117,7 @@ fn symbolic_lowering_matches_instantiation() {
         let v = s.value(src).unwrap();
         for (m, n) in [(16, 1), (32, 4), (64, 3), (1024, 1)] {
             let vals: HashMap<String, i64> = [("M".into(), m), ("N".into(), n)].into_iter().collect();
-            let conc = Session::new(&[], &[&format!("M={m}"), &format!("N={n}")]).unwrap();
+            let conc = Session::new(&["M", "N"], &[&format!("M={m}"), &format!("N={n}")]).unwrap();
             let cv = conc.value(src).unwrap();
             let (e, size, eval): (_, i64, Box<dyn Fn(i64) -> i64>) = match (&v, &cv) {
                 (Value::Layout(l), Value::Layout(c)) => {

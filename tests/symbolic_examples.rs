@@ -12,8 +12,9 @@ fn session(params: &[&str]) -> Session {
 fn at(s: &Session, expr: &str, vals: &[(&str, i64)]) -> Layout<i64> {
     let binds: Vec<String> = vals.iter().map(|(n, v)| format!("{n}={v}")).collect();
     let b: Vec<&str> = binds.iter().map(String::as_str).collect();
+    let names: Vec<&str> = vals.iter().map(|(n, _)| *n).collect();
     let sym = s.eval(expr).unwrap();
-    let conc = Session::new(&[], &b).unwrap().eval(&sym).unwrap();
+    let conc = Session::new(&names, &b).unwrap().eval(&sym).unwrap();
     parse_layout(&conc).unwrap()
 }
 

@@ -75,27 +75,45 @@ pub struct ParseError {
 }
 
 impl ParseError {
-    /// Builds an error at byte offset `col` of `src`.
+    /// Builds an error at byte offset `col` of `src`; a column inside a character moves back to
+    /// its start.
     pub fn new(msg: impl Into<String>, src: &str, col: usize) -> Self {
+        let mut col = col.min(src.len());
+        while !src.is_char_boundary(col) {
+            col -= 1;
+        }
         ParseError {
             msg: msg.into(),
             src: src.to_string(),
-            col: col.min(src.len()),
+            col,
         }
     }
 }
+
+/// Longest source excerpt an error shows, in characters; a longer line is shown as a window
+/// around the column, with `...` where it is cut.
+const EXCERPT: usize = 120;
 
 impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // Columns are reported one-based, as editors show them.
         let col_chars = self.src[..self.col].chars().count();
+        let total = col_chars + self.src[self.col..].chars().count();
+        let (start, end) = if total <= EXCERPT {
+            (0, total)
+        } else {
+            let start = col_chars.saturating_sub(EXCERPT / 2).min(total - EXCERPT);
+            (start, start + EXCERPT)
+        };
+        let head = if start > 0 { "..." } else { "" };
+        let tail = if end < total { "..." } else { "" };
+        let excerpt: String = self.src.chars().skip(start).take(end - start).collect();
         write!(
             f,
-            "parse error at column {}: {}\n  {}\n  {}^",
+            "parse error at column {}: {}\n  {head}{excerpt}{tail}\n  {}^",
             col_chars + 1,
             self.msg,
-            self.src,
-            " ".repeat(col_chars)
+            " ".repeat(head.len() + col_chars - start)
         )
     }
 }

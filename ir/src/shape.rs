@@ -177,6 +177,67 @@ pub fn idx2crd<I: Int>(idx: &HTuple<I>, shape: &HTuple<I>) -> Result<HTuple<I>> 
     }
 }
 
+/// PyCuTe's `idx2crd(idx, shape, stride)`: leaf `k` of the coordinate is
+/// `(idx / stride_k) % shape_k` (floor quotient and remainder). `stride` is congruent with
+/// `shape`; an integer `idx` is used for every mode, a tuple `idx` goes mode by mode. Unlike the
+/// two-argument form, every leaf (the last one too) is taken modulo its extent.
+///
+/// ```
+/// use tessera_ir::{parse_int_tuple as t, shape::idx2crd_strided};
+/// assert_eq!(idx2crd_strided(&t("7").unwrap(), &t("(3,(2,4))").unwrap(), &t("(1,(3,6))").unwrap()).unwrap().to_string(), "(1,(0,1))");
+/// assert_eq!(idx2crd_strided(&t("5").unwrap(), &t("(2,4)").unwrap(), &t("(4,1)").unwrap()).unwrap().to_string(), "(1,1)");
+/// ```
+pub fn idx2crd_strided<I: Int>(idx: &HTuple<I>, shape: &HTuple<I>, stride: &HTuple<I>) -> Result<HTuple<I>> {
+    let mismatch = || {
+        Error::invalid(format!(
+            "idx2crd: stride {stride} is not congruent with shape {shape}"
+        ))
+    };
+    if shape.is_leaf() != stride.is_leaf() || (!shape.is_leaf() && shape.rank() != stride.rank()) {
+        return Err(mismatch());
+    }
+    match (idx.is_leaf(), shape.is_leaf()) {
+        (true, true) => {
+            let (i, s, d) = (&idx.leaves()[0], &shape.leaves()[0], &stride.leaves()[0]);
+            if d.is_zero()? {
+                return Err(Error::invalid(format!(
+                    "idx2crd: stride 0 (for extent {s}) gives no coordinate: every index has the offset 0"
+                )));
+            }
+            Ok(HTuple::leaf(i.floor_div(d)?.floor_mod(s)?))
+        }
+        (true, false) => {
+            let modes: Result<Vec<_>> = shape
+                .modes()
+                .iter()
+                .zip(stride.modes().iter())
+                .map(|(s, d)| idx2crd_strided(idx, s, d))
+                .collect();
+            Ok(HTuple::from_modes(modes?))
+        }
+        (false, false) => {
+            if idx.rank() != shape.rank() {
+                return Err(Error::invalid(format!(
+                    "idx2crd: coordinate {idx} has rank {} but shape {shape} has rank {}",
+                    idx.rank(),
+                    shape.rank()
+                )));
+            }
+            let modes: Result<Vec<_>> = idx
+                .modes()
+                .iter()
+                .zip(shape.modes().iter())
+                .zip(stride.modes().iter())
+                .map(|((i, s), d)| idx2crd_strided(i, s, d))
+                .collect();
+            Ok(HTuple::from_modes(modes?))
+        }
+        (false, true) => Err(Error::invalid(format!(
+            "idx2crd: coordinate {idx} is deeper than shape {shape}"
+        ))),
+    }
+}
+
 /// Maps a coordinate of any form (weakly congruent with `shape`) to its integral index.
 pub fn crd2idx<I: Int>(crd: &HTuple<I>, shape: &HTuple<I>) -> Result<I> {
     if !crd.weakly_congruent(shape) {

@@ -95,6 +95,14 @@ impl<I: Int> Stride<I> {
         }
     }
 
+    /// The stride `Σ v@path` of terms sorted by path, with distinct paths and nonzero
+    /// coefficients; an error when one path is a prefix of another (the coordinates overlap).
+    pub fn from_sorted_terms(terms: impl IntoIterator<Item = (Path, I)>) -> Result<Self> {
+        let terms: SmallVec<[(Path, I); 1]> = terms.into_iter().collect();
+        check_paths(&terms)?;
+        Ok(Stride::from_terms(terms))
+    }
+
     /// The integer value of an integer stride.
     #[inline]
     pub fn as_int(&self) -> Option<&I> {

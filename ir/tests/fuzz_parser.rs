@@ -1,8 +1,14 @@
 //! Fuzzing of the text format and the expression language through `eval_str`: random token
-//! soups, random character strings, and mutations of valid expressions (characters inserted,
-//! deleted or replaced, huge numbers spliced in, deep nesting). Whatever the input, the answer
-//! is `Ok` or a typed error, never a panic; syntax errors carry their column; values that
-//! leave `i64` are overflow errors.
+//! soups, random character strings, mutations of valid expressions (characters inserted,
+//! deleted or replaced, huge numbers spliced in, deep nesting), ill-typed calls, and long
+//! chains of every kind (thousands of terms of each operator, postfix evaluations and slices,
+//! coordinate-stride sums, compositions, runs of `Sw<` and of minus signs). Whatever the input,
+//! the answer is `Ok` or a typed error, never a panic or a stack overflow; syntax errors carry
+//! their column; values that leave `i64` are overflow errors; and every result prints in a form
+//! that evaluates to the same text.
+//!
+//! The CI runs take seconds; `cargo test -p tessera-ir --test fuzz_parser -- --ignored` is the
+//! longer soak run, and `TESSERA_PROPTEST_SCALE=N` multiplies every case count.
 
 use proptest::prelude::*;
 use tessera_ir::{Error, eval_str};
@@ -130,9 +136,8 @@ const TOKENS: &[&str] = &[
     "!",
 ];
 
-/// Stack for the evaluations: `eval_str` recurses once per nesting level, and a debug build
-/// needs about 100 KiB of stack per nested call (see `deep_calls_on_a_default_test_thread`),
-/// more than the 2 MiB of a default test thread at 20 levels. The parser admits up to 128.
+/// Stack for the evaluations: `eval_str` recurses once per nesting level (chains cost none),
+/// and a debug build needs a few MiB at the 128 levels the parser admits.
 const STACK: usize = 64 << 20;
 
 /// `eval_str(src)`, and `eval_str` of its printed result, on a thread with a large stack;
@@ -157,12 +162,21 @@ fn eval_twice(src: &str) -> Result<(tessera_ir::Result<String>, Option<tessera_i
 }
 
 /// The check every input goes through: no panic; an error has a message, and a syntax error
-/// its column.
+/// its column; a result prints in a form that evaluates to itself.
 fn check(src: &str) -> Result<(), TestCaseError> {
     let (r, again) = match eval_twice(src) {
         Ok(x) => x,
         Err(panic) => return Err(TestCaseError::fail(format!("{src:?}: panicked: {panic}"))),
     };
+    if let (Ok(once), Some(twice)) = (&r, &again) {
+        prop_assert!(
+            twice.as_ref() == Ok(once),
+            "{:?} printed {:?}, which evaluates to {:?}",
+            src,
+            once,
+            twice
+        );
+    }
     for (what, r) in [(src.to_string(), Some(r)), ("its result".to_string(), again)] {
         if let Some(Err(e)) = r {
             let msg = e.to_string();
@@ -540,4 +554,147 @@ fn empty_layouts_do_not_panic() {
         );
     }
     assert_eq!(eval_str("() o 4:1").unwrap(), "4:0");
+}
+
+/// Operands of the long chains: numbers, strides, groups, tuples, layouts, names.
+const OPERANDS: &[&str] = &[
+    "1",
+    "2",
+    "7",
+    "0",
+    "-1",
+    "-9223372036854775808",
+    "9223372036854775807",
+    "(1+1)",
+    "((3))",
+    "(2*(3-1))",
+    "1@0",
+    "2@1",
+    "1@1@0",
+    "F2(3)",
+    "(2,3)",
+    "4:1",
+    "(4,8):(1,4)",
+    "_",
+    "Sw<3,3,3>",
+    "true",
+    "M",
+    "size((4,8))",
+];
+const OPS: &[&str] = &["+", "-", "*", "/", "%"];
+/// Values that suffixes apply to, and the suffixes.
+const BASES: &[&str] = &[
+    "7",
+    "4:1",
+    "(8,8):(1,8)",
+    "8:1",
+    "Sw<3,3,3>",
+    "(Sw<3,3,3> o (16,64):(64,1))",
+    "(8 o (2,4):(4,1))",
+    "((4,4):(1,4) o (2,2):(1,2))",
+    "(2+3)",
+];
+const SUFFIXES: &[&str] = &[
+    "(3)", "(0)", "(1,1)", "((1,1))", "[:]", "[:,:]", "[1:]", "[0]", "[::-1]", "()", "[]",
+];
+/// Operands of long compositions.
+const COMPOSED: &[&str] = &[
+    "4:1",
+    "2:2",
+    "(4,4):(1,4)",
+    "Sw<1,1,1>",
+    "8",
+    "(2,2)",
+    "_",
+    "(4:1,2:1)",
+    "0",
+];
+/// What follows a run of `Sw<`.
+const SWIZZLE_TAILS: &[&str] = &["3,3,3>", "3,3,3>,3,3>", "", "(", "1,2", "-3,3,3>"];
+
+/// Long chains of every kind: one operator over thousands of terms, mixed operators and
+/// operands, postfix evaluations and slices, coordinate-stride sums, compositions, and runs of
+/// `Sw<` and of minus signs.
+fn long_chain() -> impl Strategy<Value = String> {
+    use prop::sample::select;
+    prop_oneof![
+        (select(OPS), select(OPERANDS), 1usize..4000).prop_map(|(op, x, n)| vec![x; n].join(op)),
+        prop::collection::vec((select(OPS), select(OPERANDS)), 1..2000).prop_map(|v| {
+            let mut s = String::from("1");
+            for (op, x) in v {
+                s.push_str(op);
+                s.push_str(x);
+            }
+            s
+        }),
+        (select(BASES), prop::collection::vec(select(SUFFIXES), 1..2000))
+            .prop_map(|(b, v)| format!("{b}{}", v.concat())),
+        (
+            select(vec!["", "4:", "(4,8):(", "8:1@0+"]),
+            prop::collection::vec(
+                (
+                    select(vec!["+", "-"]),
+                    -3i64..5,
+                    prop::collection::vec(0u32..4, 1..4)
+                ),
+                1..3000
+            )
+        )
+            .prop_map(|(head, v)| {
+                let terms: Vec<String> = v
+                    .iter()
+                    .enumerate()
+                    .map(|(k, (op, c, path))| {
+                        let p: String = path.iter().map(|i| format!("@{i}")).collect();
+                        let op = if k == 0 { "" } else { op };
+                        format!("{op}{c}{p}")
+                    })
+                    .collect();
+                let close = if head.ends_with('(') { ",1@2)" } else { "" };
+                format!("{head}{}{close}", terms.concat())
+            }),
+        prop::collection::vec(select(COMPOSED), 1..2000).prop_map(|v| v.join(" o ")),
+        (1usize..10_000, select(SWIZZLE_TAILS)).prop_map(|(n, t)| format!("{}{t}", "Sw<".repeat(n))),
+        (1usize..400, select(OPERANDS)).prop_map(|(n, x)| format!("{}{x}", "-".repeat(n))),
+        (1usize..300, select(OPERANDS)).prop_map(|(n, x)| format!("{}{x}{}", "(".repeat(n), ")".repeat(n))),
+    ]
+}
+
+proptest! {
+    #![proptest_config(cfg(48))]
+
+    /// Chains of any length are answered (a value or an error) without exhausting the stack,
+    /// and every value prints in a form that evaluates to itself.
+    #[test]
+    fn long_chains(s in long_chain()) {
+        check(&s)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(cfg(20_000))]
+
+    /// The soak run of the long chains: `cargo test -p tessera-ir --test fuzz_parser -- --ignored`.
+    #[test]
+    #[ignore]
+    fn long_chains_soak(s in long_chain()) {
+        check(&s)?;
+    }
+
+    /// The soak run of the corpus mutations and ill-typed calls, with round trips.
+    #[test]
+    #[ignore]
+    fn ill_typed_calls_soak(e in value_expr()) {
+        check(&e)?;
+    }
+
+    #[test]
+    #[ignore]
+    fn mutated_corpus_soak(seed in prop::sample::select(CORPUS), edits in prop::collection::vec(edit(), 1..8)) {
+        let mut s = seed.to_string();
+        for e in &edits {
+            s = apply(&s, e);
+        }
+        check(&s)?;
+    }
 }

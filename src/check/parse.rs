@@ -54,6 +54,21 @@ fn code(line: &str) -> &str {
     line.split('#').next().unwrap_or("")
 }
 
+/// The byte offsets of `word` as a whole word in `text`.
+fn words_at<'a>(text: &'a str, word: &'a str) -> impl Iterator<Item = usize> + 'a {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    text.match_indices(word)
+        .map(|(k, _)| k)
+        .filter(move |&k| !text[..k].ends_with(ident) && !text[k + word.len()..].starts_with(ident))
+}
+
+/// The text after the keyword `word` and the whitespace (spaces or tabs) that follows it, when
+/// `t` starts with that keyword.
+fn keyword<'a>(t: &'a str, word: &str) -> Option<&'a str> {
+    let rest = t.strip_prefix(word)?;
+    rest.starts_with([' ', '\t']).then_some(rest)
+}
+
 /// Parses a check file's text.
 pub fn load(path: &str, src: &str) -> Result<CheckFile, CheckError> {
     let err = |line: usize, byte: usize, msg: String, text: &str| CheckError {
@@ -63,28 +78,42 @@ pub fn load(path: &str, src: &str) -> Result<CheckFile, CheckError> {
         msg,
         text: text.to_string(),
     };
-    // Parameters are global: declare them all first.
+    // A UTF-8 byte-order mark (as some editors write) is not part of the first line.
+    let src = src.strip_prefix('\u{feff}').unwrap_or(src);
+    // Parameters are global: declare them all first, each once.
     let mut decls: Vec<String> = Vec::new();
+    let mut declared: Vec<String> = Vec::new();
     for (k, raw) in src.lines().enumerate() {
         let c = code(raw);
         let t = c.trim_start();
-        if let Some(rest) = t.strip_prefix("param ") {
-            let off = c.len() - t.len() + "param ".len();
+        if let Some(rest) = keyword(t, "param") {
+            let off = c.len() - rest.len();
             let mut probe = tessera_ir::sym::Facts::default();
             for d in &decls {
                 let _ = probe.declare(d);
             }
-            if let Err(e) = probe.declare(rest) {
+            let names = probe.declare(rest).map_err(|e| {
                 let col = match &e {
                     Error::Parse(p) => off + p.col,
                     _ => off,
                 };
-                return Err(err(
+                err(
                     k + 1,
                     col,
                     e.to_string().lines().next().unwrap_or_default().to_string(),
                     raw,
-                ));
+                )
+            })?;
+            // The names come before `where`; a name repeated on this line is pointed at where
+            // it repeats.
+            let listed = &rest[..words_at(rest, "where").next().unwrap_or(rest.len())];
+            for (i, n) in names.iter().enumerate() {
+                if declared.contains(n) {
+                    let seen = names[..i].iter().filter(|x| *x == n).count();
+                    let col = off + words_at(listed, n).nth(seen).unwrap_or(0);
+                    return Err(err(k + 1, col, format!("parameter '{n}' is declared twice"), raw));
+                }
+                declared.push(n.clone());
             }
             decls.push(rest.to_string());
         }
@@ -98,10 +127,10 @@ pub fn load(path: &str, src: &str) -> Result<CheckFile, CheckError> {
         let c = code(raw);
         let t = c.trim_start();
         let indent = c.len() - t.len();
-        if t.trim().is_empty() || t.starts_with("param ") {
+        if t.trim().is_empty() || keyword(t, "param").is_some() {
             continue;
         }
-        if let Some(rest) = t.strip_prefix("let ") {
+        if let Some(rest) = keyword(t, "let") {
             let Some((name, expr)) = rest.split_once('=') else {
                 return Err(err(line, indent + 4, "expected 'let NAME = EXPR'".into(), raw));
             };
@@ -120,13 +149,18 @@ pub fn load(path: &str, src: &str) -> Result<CheckFile, CheckError> {
             if tessera_ir::eval::is_reserved(name) {
                 return Err(err(line, indent + 4, format!("'{name}' is a built-in name"), raw));
             }
-            let off = indent + 4 + rest.find('=').unwrap_or(0) + 1;
-            let v = eval_at(expr, off, &env).map_err(|(col, msg)| err(line, col, msg, raw))?;
+            let off = indent + "let".len() + rest.find('=').unwrap_or(0) + 1;
+            let v = eval_at(expr, off, &env)
+                .and_then(|v| {
+                    let start = off + expr.len() - expr.trim_start().len();
+                    v.check_depth().map_err(|e| (start, e.to_string()))
+                })
+                .map_err(|(col, msg)| err(line, col, msg, raw))?;
             env.bind(name, v);
             continue;
         }
-        if let Some(rest) = t.strip_prefix("assert ") {
-            let off = indent + "assert ".len();
+        if let Some(rest) = keyword(t, "assert") {
+            let off = indent + "assert".len();
             let p = property(rest, off, &env).map_err(|(col, msg)| err(line, col, msg, raw))?;
             assertions.push(Assertion {
                 file: path.to_string(),

@@ -141,7 +141,7 @@ fn geometry(b: &Bank) -> Result<Geometry> {
     let shape = b.tv.shape();
     if shape.rank() != 2 || shape.is_leaf() {
         return Err(Error::invalid(format!(
-            "the thread-value layout must have rank 2 (threads, values), not {shape}"
+            "the thread-value layout must have rank 2, a shape (threads, values), not the shape {shape}"
         )));
     }
     let threads = SymInt::eval(

@@ -29,13 +29,15 @@ use crate::stride::Stride;
 use smallvec::SmallVec;
 
 /// The complement of `a`, extended to `cotarget` when given.
+///
+/// A cotarget is a size: an integer or a shape whose every extent is at least 1. A zero or
+/// negative extent is an error naming it (`complement(4:1, 0)`, `complement(4:1, -5)`).
 pub fn complement<I: Int>(a: &Layout<I>, cotarget: Option<&HTuple<I>>) -> Result<Layout<I>> {
     if let Some((s, d)) = complement_flat(a, cotarget)? {
         return Ok(Layout::flat_or_leaf(s, d));
     }
     // Coordinate codomain: one complement per axis, then each axis gets its basis.
     let ax = axes("complement", a.flat_shape(), a.flat_stride())?;
-    // Coordinate codomain: one complement per axis, then each axis gets its basis.
     let n_axes = ax.groups.len().max(cotarget.map_or(0, |t| t.rank()));
     let target_modes = cotarget.map(|t| t.modes());
     let mut per_axis = Vec::with_capacity(n_axes);
@@ -62,12 +64,28 @@ pub(crate) fn complement_flat<I: Int>(
     a: &Layout<I>,
     cotarget: Option<&HTuple<I>>,
 ) -> Result<Option<FlatLayout<I>>> {
+    if let Some(t) = cotarget {
+        check_cotarget(t)?;
+    }
     let ax = axes("complement", a.flat_shape(), a.flat_stride())?;
     if ax.coord {
         return Ok(None);
     }
     let mut g = ax.groups.into_iter().next().unwrap_or_default();
     complement_axis(&mut g, a, cotarget).map(Some)
+}
+
+/// Every extent of a cotarget is at least 1.
+fn check_cotarget<I: Int>(t: &HTuple<I>) -> Result<()> {
+    for x in t.leaves() {
+        if !I::one().less_eq(x).map_err(|e| e.in_op("complement"))? {
+            return Err(Error::cond(
+                "complement",
+                format!("the cotarget {t} is not a size: its extent {x} is not at least 1"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// For each mode of `A` that a complement steps over, in stride order, the pair
@@ -232,5 +250,24 @@ mod tests {
         assert!(c("(2,2):(1,3)", Some("12")).contains("index 2 is unreachable"));
         // A hole at or past the cotarget's size is harmless.
         assert_eq!(c("(2,2):(1,3)", Some("2")), "1:6");
+    }
+
+    #[test]
+    fn a_cotarget_is_a_positive_size() {
+        // Each of these used to answer a layout that does not parse back (or divide by zero).
+        for (a, t) in [
+            ("4:1", "-5"),
+            ("(4,12):(1,4)", "-2"),
+            ("28:1", "(8,4,-7)"),
+            ("4:1", "0"),
+            ("(2,2):(1,6)", "(3,0)"),
+        ] {
+            let r = c(a, Some(t));
+            assert!(
+                r.starts_with("error: complement: the cotarget") && r.contains("is not at least 1"),
+                "complement({a}, {t}): {r}"
+            );
+        }
+        assert_eq!(c("4:1", Some("1")), "1:4");
     }
 }

@@ -58,8 +58,8 @@ pub const BUILTINS: &[(&str, &str)] = &[
     ("product_each", "t"),
     ("prefix_product", "t [, init]"),
     ("inner_product", "a, b"),
-    ("idx2crd", "idx, shape"),
-    ("crd2idx", "crd, shape"),
+    ("idx2crd", "idx, shape [, stride]"),
+    ("crd2idx", "crd, shape [, stride]"),
     ("congruent", "a, b"),
     ("weakly_congruent", "a, b"),
     ("compatible", "a, b"),
@@ -396,14 +396,22 @@ pub(super) fn call<I: Int>(
             )?))
         }
         "idx2crd" => {
-            ar(2, 2)?;
-            Ok(Value::from_int_tuple(&shape::idx2crd(
-                &ev(0)?.to_int_tuple()?,
-                &ev(1)?.to_shape()?,
-            )?))
+            ar(2, 3)?;
+            let (idx, sh) = (ev(0)?.to_int_tuple()?, ev(1)?.to_shape()?);
+            Ok(Value::from_int_tuple(&if args.len() == 3 {
+                shape::idx2crd_strided(&idx, &sh, &ev(2)?.to_int_tuple()?)?
+            } else {
+                shape::idx2crd(&idx, &sh)?
+            }))
         }
         "crd2idx" => {
-            ar(2, 2)?;
+            ar(2, 3)?;
+            if args.len() == 3 {
+                // PyCuTe's crd2idx(crd, shape, stride) is the layout shape:stride at crd.
+                let l = Layout::new(ev(1)?.to_shape()?, ev(2)?.to_stride_tuple()?)
+                    .map_err(|err| at(src, e, format!("crd2idx: {err}")))?;
+                return super::eval_at(&Value::Layout(l), &ev(0)?);
+            }
             Ok(Value::Int(shape::crd2idx(
                 &ev(0)?.to_int_tuple()?,
                 &ev(1)?.to_shape()?,
@@ -489,7 +497,11 @@ pub(super) fn call<I: Int>(
             let hint = closest(name)
                 .map(|c| format!("; did you mean '{c}'?"))
                 .unwrap_or_default();
-            Err(at(src, e, format!("unknown function '{name}'{hint}")))
+            Err(at(
+                src,
+                e,
+                format!("unknown function '{}'{hint}", super::shown(name)),
+            ))
         }
     }
 }
@@ -568,13 +580,19 @@ fn rational<I: Int>(e: &Expr, env: &Env<I>, src: &str) -> Result<(i64, i64)> {
             .ok_or_else(|| at(src, x, "the recast scale must be a constant"))
     };
     match &e.kind {
-        ExprKind::Bin(BinOp::Div, p, q) => Ok((konst(p)?, konst(q)?)),
+        ExprKind::Arith(p, steps) if steps.len() == 1 && steps[0].op == BinOp::Div => {
+            Ok((konst(p)?, konst(&steps[0].rhs)?))
+        }
         _ => Ok((konst(e)?, 1)),
     }
 }
 
 /// The built-in name nearest to a misspelling.
 fn closest(name: &str) -> Option<&'static str> {
+    // No built-in is within 3 edits of a long name; the distance costs its length.
+    if name.len() > 40 {
+        return None;
+    }
     fn dist(a: &str, b: &str) -> usize {
         let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
         let mut prev: Vec<usize> = (0..=b.len()).collect();

@@ -12,6 +12,7 @@
 //! assert!(eval_str("composition((4,3):(0,1), (2,3):(2,1))").is_err());
 //! ```
 
+mod arith;
 mod builtins;
 mod value;
 mod views;
@@ -24,12 +25,13 @@ use crate::int::Int;
 use crate::layout::Layout;
 use crate::stride::Stride;
 use crate::swizzle::{ComposedLayout, Swizzle};
-use crate::text::{BinOp, Expr, ExprKind, parse_expr};
+use crate::text::{BinOp, Expr, ExprKind, SuffixOp, parse_expr};
 use std::collections::HashMap;
 
 /// `true` for names that cannot be parameters or bindings: built-in functions and keywords.
 pub fn is_reserved(name: &str) -> bool {
-    matches!(name, "o" | "where" | "Sw" | "F2") || builtins::BUILTINS.iter().any(|(n, _)| *n == name)
+    matches!(name, "o" | "where" | "Sw" | "F2" | "true" | "false")
+        || builtins::BUILTINS.iter().any(|(n, _)| *n == name)
 }
 
 /// Names visible to an expression: `let` bindings and parameters.
@@ -64,7 +66,7 @@ impl<I: Int> Env<I> {
 /// Parses and evaluates one line with concrete integers, printing the result canonically.
 pub fn eval_str(src: &str) -> Result<String> {
     let e = parse_expr(src)?;
-    Ok(eval_expr::<i64>(&e, &Env::new(), src)?.to_string())
+    Ok(eval_expr::<i64>(&e, &Env::new(), src)?.check_depth()?.to_string())
 }
 
 /// Parameters and bindings for symbolic evaluation (`--param`, `--bind`).
@@ -90,12 +92,20 @@ pub struct Session {
 
 impl Session {
     /// Declares parameters (`"M where M % 128 == 0"`) and binds values (`"M=256"`).
+    ///
+    /// A parameter is declared once; a bind names a declared parameter, once, with a value its
+    /// facts admit. Anything else is an error.
     pub fn new(params: &[&str], binds: &[&str]) -> Result<Session> {
         use crate::sym::{Facts, SymInt};
         let mut facts = Facts::default();
-        let mut names = Vec::new();
+        let mut names: Vec<String> = Vec::new();
         for p in params {
-            names.extend(facts.declare(p)?);
+            for n in facts.declare(p)? {
+                if names.contains(&n) {
+                    return Err(Error::invalid(format!("parameter '{n}' is declared twice")));
+                }
+                names.push(n);
+            }
         }
         let mut values: HashMap<String, i64> = HashMap::new();
         for b in binds {
@@ -111,17 +121,24 @@ impl Session {
                     "--bind: '{n}' cannot be a parameter name"
                 )));
             }
+            if !names.iter().any(|x| x == n) {
+                return Err(Error::invalid(format!(
+                    "--bind {n}={v}: '{n}' is not a declared parameter (declare it with --param {n})"
+                )));
+            }
+            if values.contains_key(n) {
+                return Err(Error::invalid(format!("--bind {n}: '{n}' is bound twice")));
+            }
             if let Some(f) = facts.get(n)
                 && !f.admits(v)
             {
                 return Err(Error::invalid(format!(
-                    "--bind {n}={v} violates the assumptions on {n} ({f:?})"
+                    "--bind {n}={v} violates {} (the facts on {n}: {})",
+                    violated(n, f, v),
+                    facts_text(n, f)
                 )));
             }
             values.insert(n.to_string(), v);
-            if !names.iter().any(|x| x == n) {
-                names.push(n.to_string());
-            }
         }
         let facts = std::sync::Arc::new(facts);
         let mut env = Env::new();
@@ -167,8 +184,42 @@ impl Session {
             return eval_str(src);
         }
         let e = parse_expr(src)?;
-        Ok(eval_expr(&e, &self.env, src)?.to_string())
+        Ok(eval_expr(&e, &self.env, src)?.check_depth()?.to_string())
     }
+}
+
+/// The facts on parameter `n`, written in the declaration language: `1 <= M <= 4096, M % 128 == 0`.
+pub fn facts_text(n: &str, f: &crate::sym::ParamFacts) -> String {
+    let mut out = match f.hi {
+        Some(h) if h == f.lo => format!("{n} == {h}"),
+        Some(h) => format!("{} <= {n} <= {h}", f.lo),
+        None => format!("{n} >= {}", f.lo),
+    };
+    if f.modulus > 1 {
+        out.push_str(&format!(", {n} % {} == 0", f.modulus));
+    }
+    out
+}
+
+/// The facts on `n` that the value `v` violates, in the declaration language.
+fn violated(n: &str, f: &crate::sym::ParamFacts, v: i64) -> String {
+    let mut out = Vec::new();
+    if v < f.lo {
+        out.push(format!("{n} >= {}", f.lo));
+    }
+    if let Some(h) = f.hi
+        && v > h
+    {
+        out.push(format!("{n} <= {h}"));
+    }
+    if f.modulus > 1 && v % f.modulus != 0 {
+        out.push(format!("{n} % {} == 0", f.modulus));
+    }
+    if out.is_empty() {
+        // The bounds rounded to the modulus exclude it.
+        out.push(facts_text(n, f));
+    }
+    out.join(" and ")
 }
 
 /// Parses a layout in the text format (a bare shape is the compact layout).
@@ -184,38 +235,49 @@ pub fn parse_int_tuple(src: &str) -> Result<HTuple<i64>> {
     eval_expr::<i64>(&e, &Env::new(), src)?.to_int_tuple()
 }
 
+/// A name as a message shows it: at most 40 characters, then `...`.
+pub(crate) fn shown(name: &str) -> std::borrow::Cow<'_, str> {
+    match name.char_indices().nth(40) {
+        Some((k, _)) => format!("{}...", &name[..k]).into(),
+        None => name.into(),
+    }
+}
+
 /// An error pointing at an expression's column.
 fn at(src: &str, e: &Expr, msg: impl Into<String>) -> Error {
-    Error::Parse(ParseError::new(msg, src, e.col))
+    at_col(src, e.col, msg)
+}
+
+/// An error pointing at byte column `col` of `src`.
+fn at_col(src: &str, col: usize, msg: impl Into<String>) -> Error {
+    Error::Parse(ParseError::new(msg, src, col))
 }
 
 /// Evaluates a parsed expression.
+///
+/// The recursion follows the nesting of the tree, which the parser bounds
+/// ([`crate::text::MAX_DEPTH`]); chains (`+`, `o`, postfix) are evaluated by loops.
 pub fn eval_expr<I: Int>(e: &Expr, env: &Env<I>, src: &str) -> Result<Value<I>> {
     match &e.kind {
         ExprKind::Int(v) => Ok(Value::Int(I::lit(*v))),
+        ExprKind::Bool(b) => Ok(Value::Bool(*b)),
         ExprKind::Underscore => Ok(Value::Keep),
         ExprKind::Name(n) => env.get(n).cloned().ok_or_else(|| {
             at(
                 src,
                 e,
-                format!("unknown name '{n}' (declare a parameter with --param {n})"),
+                format!(
+                    "unknown name '{}' (declare a parameter with --param {})",
+                    shown(n),
+                    shown(n)
+                ),
             )
         }),
         ExprKind::Tuple(items) => {
             let vs: Result<Vec<_>> = items.iter().map(|x| eval_expr(x, env, src)).collect();
             Ok(Value::Tuple(vs?))
         }
-        ExprKind::Layout(s, d) => {
-            let shape = eval_expr(s, env, src)?
-                .to_int_tuple()
-                .map_err(|err| at(src, s, err.to_string()))?;
-            let stride = eval_expr(d, env, src)?
-                .to_stride_tuple()
-                .map_err(|err| at(src, d, err.to_string()))?;
-            Ok(Value::Layout(
-                make_layout(shape, stride).map_err(|err| at(src, d, err.to_string()))?,
-            ))
-        }
+        ExprKind::Layout(s, d) => eval_layout(s, d, env, src),
         ExprKind::Swizzle(b, m, s) => {
             let get = |x: &Expr| -> Result<i64> {
                 let v = eval_expr(x, env, src)?.to_int()?;
@@ -241,25 +303,41 @@ pub fn eval_expr<I: Int>(e: &Expr, env: &Env<I>, src: &str) -> Result<Value<I>> 
             let p: Vec<u32> = path.iter().rev().copied().collect();
             Ok(Value::Stride(Stride::basis(x, &p)))
         }
-        ExprKind::Neg(v) => arith(BinOp::Sub, Value::Int(I::zero()), eval_expr(v, env, src)?),
-        ExprKind::Bin(op, a, b) => {
-            let (x, y) = (eval_expr(a, env, src)?, eval_expr(b, env, src)?);
-            arith(*op, x, y).map_err(|err| match err {
+        ExprKind::Neg(v) => arith::arith(BinOp::Sub, Value::Int(I::zero()), eval_expr(v, env, src)?).map_err(
+            |err| match err {
                 Error::Invalid(m) => at(src, e, m),
                 other => other,
-            })
+            },
+        ),
+        ExprKind::Arith(first, steps) => arith::chain(first, steps, env, src),
+        ExprKind::Compose(items) => {
+            // Operands evaluate left to right; `a o b o c` is `a o (b o c)`.
+            let vals: Vec<Value<I>> = items
+                .iter()
+                .map(|x| eval_expr(x, env, src))
+                .collect::<Result<_>>()?;
+            let mut it = vals.into_iter().rev();
+            let mut acc = it
+                .next()
+                .ok_or_else(|| at(src, e, "a composition needs two operands"))?;
+            for x in it {
+                acc = compose(x, acc)?;
+            }
+            Ok(acc)
         }
-        ExprKind::Compose(a, b) => {
-            let (x, y) = (eval_expr(a, env, src)?, eval_expr(b, env, src)?);
-            compose(x, y)
-        }
-        ExprKind::Apply(f, args) => {
-            let fv = eval_expr(f, env, src)?;
-            apply(fv, args, env, src, e)
+        ExprKind::Postfix(base, suffixes) => {
+            let mut v = eval_expr(base, env, src)?;
+            for s in suffixes {
+                v = match &s.op {
+                    SuffixOp::Apply(args) => apply(v, args, env, src, s.col)?,
+                    SuffixOp::Slice(items) => views::slice(v, items, env, src, s.col)?,
+                };
+            }
+            Ok(v)
         }
         ExprKind::Call(name, args) => {
             if let Some(v) = env.get(name) {
-                return apply(v.clone(), args, env, src, e);
+                return apply(v.clone(), args, env, src, e.col);
             }
             let vals: Vec<Result<Value<I>>> = args.iter().map(|a| eval_expr(a, env, src)).collect();
             builtins::call(name, args, &vals, env, src, e)
@@ -269,11 +347,20 @@ pub fn eval_expr<I: Int>(e: &Expr, env: &Env<I>, src: &str) -> Result<Value<I>> 
             e,
             format!("keyword argument '{n}=' is only allowed in a property assertion"),
         )),
-        ExprKind::Slice(v, items) => {
-            let base = eval_expr(v, env, src)?;
-            views::slice(base, items, env, src, e)
-        }
     }
+}
+
+/// `shape:stride`.
+fn eval_layout<I: Int>(s: &Expr, d: &Expr, env: &Env<I>, src: &str) -> Result<Value<I>> {
+    let shape = eval_expr(s, env, src)?
+        .to_int_tuple()
+        .map_err(|err| at(src, s, err.to_string()))?;
+    let stride = eval_expr(d, env, src)?
+        .to_stride_tuple()
+        .map_err(|err| at(src, d, err.to_string()))?;
+    Ok(Value::Layout(
+        make_layout(shape, stride).map_err(|err| at(src, d, err.to_string()))?,
+    ))
 }
 
 /// `shape:stride`; a stride that is coarser than the shape is a base for compact strides.
@@ -296,57 +383,6 @@ fn make_layout<I: Int>(shape: HTuple<I>, stride: HTuple<Stride<I>>) -> Result<La
         .map(|(s, d)| make_layout(s, d))
         .collect();
     Ok(Layout::concat(modes?))
-}
-
-fn arith<I: Int>(op: BinOp, x: Value<I>, y: Value<I>) -> Result<Value<I>> {
-    match (op, &x, &y) {
-        (_, Value::Int(a), Value::Int(b)) => Ok(Value::Int(match op {
-            BinOp::Add => a.add(b)?,
-            BinOp::Sub => a.sub(b)?,
-            BinOp::Mul => a.mul(b)?,
-            BinOp::Div => a.div_exact(b).map_err(|e| match e {
-                Error::Undecided { cond, .. } => Error::Undecided {
-                    op: "exact division",
-                    cond,
-                },
-                _ => Error::invalid(format!("{b} does not divide {a}")),
-            })?,
-            BinOp::Mod => a.floor_mod(b)?,
-        })),
-        (BinOp::Add | BinOp::Sub, _, _) => {
-            let s = stride_of(&x)?;
-            let mut t = stride_of(&y)?;
-            if op == BinOp::Sub {
-                t = t.scale(&I::lit(-1))?;
-            }
-            Ok(stride_value(s.add(&t)?))
-        }
-        (BinOp::Mul, Value::Int(a), _) => Ok(stride_value(stride_of(&y)?.scale(a)?)),
-        (BinOp::Mul, _, Value::Int(b)) => Ok(stride_value(stride_of(&x)?.scale(b)?)),
-        _ => Err(Error::invalid(format!(
-            "cannot apply {op:?} to {} and {}",
-            x.kind(),
-            y.kind()
-        ))),
-    }
-}
-
-fn stride_of<I: Int>(v: &Value<I>) -> Result<Stride<I>> {
-    match v {
-        Value::Int(i) => Ok(Stride::Int(i.clone())),
-        Value::Stride(s) => Ok(s.clone()),
-        v => Err(Error::invalid(format!(
-            "expected a number or a stride, found {}",
-            v.kind()
-        ))),
-    }
-}
-
-fn stride_value<I: Int>(s: Stride<I>) -> Value<I> {
-    match s {
-        Stride::Int(v) => Value::Int(v),
-        s => Value::Stride(s),
-    }
 }
 
 /// `x o y`.
@@ -418,39 +454,48 @@ fn dense_coord<I: Int>(l: &Layout<I>, v: &Stride<I>) -> Result<HTuple<I>> {
 }
 
 /// `f(args)`: evaluation of a layout, a composed layout or a swizzle.
-fn apply<I: Int>(f: Value<I>, args: &[Expr], env: &Env<I>, src: &str, e: &Expr) -> Result<Value<I>> {
-    let vals: Result<Vec<_>> = args.iter().map(|x| eval_expr(x, env, src)).collect();
-    let vals = vals?;
+fn apply<I: Int>(f: Value<I>, args: &[Expr], env: &Env<I>, src: &str, col: usize) -> Result<Value<I>> {
+    let mut vals: Vec<Value<I>> = args
+        .iter()
+        .map(|x| eval_expr(x, env, src))
+        .collect::<Result<_>>()?;
     let crd = if vals.len() == 1 {
-        vals[0].clone()
+        vals.pop().unwrap_or(Value::Keep)
     } else {
         Value::Tuple(vals)
     };
-    let coord = || crd.to_coord().map_err(|err| at(src, e, err.to_string()));
-    match &f {
+    eval_at(&f, &crd).map_err(|err| match err {
+        Error::Invalid(m) => at_col(src, col, m),
+        other => other,
+    })
+}
+
+/// `f(crd)`: a layout (or bare shape), a composed layout or a swizzle at an index or
+/// coordinate. A coordinate-strided layout answers with a coordinate.
+pub(crate) fn eval_at<I: Int>(f: &Value<I>, crd: &Value<I>) -> Result<Value<I>> {
+    match f {
         Value::Layout(l) => {
-            let v = l.eval(&coord()?)?;
+            let v = l.eval(&crd.to_coord()?)?;
             if l.codomain()? == crate::stride::Codomain::Coord {
                 return Ok(Value::from_int_tuple(&dense_coord(l, &v)?));
             }
             Ok(Value::from_codomain(v))
         }
-        Value::Composed(c) => Ok(Value::Int(c.eval(&coord()?)?)),
+        Value::Composed(c) => Ok(Value::Int(c.eval(&crd.to_coord()?)?)),
         Value::Swizzle(sw) => {
             let x = crd.to_int()?;
             let c = x
                 .as_const()
-                .ok_or_else(|| at(src, e, "swizzle of a symbolic value"))?;
+                .ok_or_else(|| Error::invalid("swizzle of a symbolic value"))?;
             Ok(Value::Int(I::lit(sw.apply(c))))
         }
         Value::Int(_) | Value::Tuple(_) => {
             let l = f.to_layout()?;
-            Ok(Value::from_codomain(l.eval(&coord()?)?))
+            Ok(Value::from_codomain(l.eval(&crd.to_coord()?)?))
         }
-        other => Err(at(
-            src,
-            e,
-            format!("{} cannot be evaluated at a coordinate", other.kind()),
-        )),
+        other => Err(Error::invalid(format!(
+            "{} cannot be evaluated at a coordinate",
+            other.kind()
+        ))),
     }
 }

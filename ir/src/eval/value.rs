@@ -69,6 +69,43 @@ impl<I: Int> Value<I> {
         }
     }
 
+    /// The nesting its printed form needs, as the parser counts it ([`crate::text::MAX_DEPTH`]):
+    /// one level per tuple bracket, per `@` index of a coordinate stride, and per `F2(...)`.
+    /// The recursion follows the value's tuples, which are never deeper than the parser, a
+    /// check file's bindings and [`Value::check_depth`] let them be.
+    pub fn depth(&self) -> usize {
+        fn stride_depth<I: Int>(d: &Stride<I>) -> usize {
+            match d {
+                Stride::Int(_) => 0,
+                Stride::F2(_) => 1,
+                Stride::Basis(b) => b.terms().iter().map(|(p, _)| p.len()).max().unwrap_or(0),
+            }
+        }
+        fn layout_depth<I: Int>(l: &Layout<I>) -> usize {
+            let d = l.stride().leaves().iter().map(stride_depth).max().unwrap_or(0);
+            l.shape().depth().max(l.stride().depth() + d)
+        }
+        match self {
+            Value::Int(_) | Value::Keep | Value::Swizzle(_) | Value::Bool(_) => 0,
+            Value::Stride(d) => stride_depth(d),
+            Value::Tuple(vs) => 1 + vs.iter().map(Value::depth).max().unwrap_or(0),
+            Value::Layout(l) => layout_depth(l),
+            Value::Composed(c) => layout_depth(&c.inner),
+        }
+    }
+
+    /// This value, or an error when its printed form would be nested deeper than the parser
+    /// accepts (so that every printed value parses back).
+    pub fn check_depth(self) -> Result<Self> {
+        let max = crate::text::MAX_DEPTH;
+        if self.depth() > max {
+            return Err(Error::invalid(format!(
+                "the result is nested deeper than {max} levels, more than an expression may be"
+            )));
+        }
+        Ok(self)
+    }
+
     /// The value of an int tuple as an [`HTuple`].
     pub fn from_int_tuple(t: &HTuple<I>) -> Value<I> {
         if let Some(v) = t.as_leaf() {

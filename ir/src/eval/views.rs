@@ -218,12 +218,12 @@ pub(super) fn slice<I: Int>(
     items: &[SliceItem],
     env: &Env<I>,
     src: &str,
-    e: &Expr,
+    col: usize,
 ) -> Result<Value<I>> {
     if !is_view_like(&base) {
-        return Err(at(
+        return Err(super::at_col(
             src,
-            e,
+            col,
             format!(
                 "only layouts and views can be sliced, not {} ({base}); write the layout as shape:stride",
                 base.kind()

@@ -73,11 +73,11 @@ fn undecided(cond: String) -> Error {
     Error::Undecided { op: "symbolic", cond }
 }
 
-/// Wraps a non-atomic expression in brackets for messages.
+/// Wraps a non-atomic expression in parentheses for messages (they group in the language).
 fn paren(s: &SymInt) -> String {
     let t = s.to_string();
     if t.chars().any(|c| "+-*/".contains(c)) && s.as_const().is_none() {
-        format!("[{t}]")
+        format!("({t})")
     } else {
         t
     }

@@ -7,6 +7,9 @@ use crate::error::ParseError;
 pub enum Tok {
     /// A non-negative integer literal; CuTe's static marker `_4` reads as `4`.
     Int(i64),
+    /// The literal `9223372036854775808` (2^63), one past `i64::MAX`: valid only right after a
+    /// unary minus, where it is `i64::MIN`, so that every printed integer parses back.
+    MinMagnitude,
     /// An identifier (`M`, `composition`).
     Name(String),
     /// The composition operator `o`.
@@ -27,6 +30,9 @@ pub struct Token {
     /// Byte offset of its first character.
     pub col: usize,
 }
+
+/// The digits of `-i64::MIN`.
+pub const I64_MIN_MAGNITUDE: &str = "9223372036854775808";
 
 /// Splits one line of source into tokens.
 pub fn lex(src: &str) -> Result<Vec<Token>, ParseError> {
@@ -49,13 +55,18 @@ pub fn lex(src: &str) -> Result<Vec<Token>, ParseError> {
                 i += 1;
             }
             let text = &src[ds..i];
-            let v: i64 = text
-                .parse()
-                .map_err(|_| ParseError::new(format!("integer {text} does not fit in i64"), src, ds))?;
-            out.push(Token {
-                tok: Tok::Int(v),
-                col: start,
-            });
+            let tok = match text.parse::<i64>() {
+                Ok(v) => Tok::Int(v),
+                Err(_) if text.trim_start_matches('0') == I64_MIN_MAGNITUDE => Tok::MinMagnitude,
+                Err(_) => {
+                    return Err(ParseError::new(
+                        format!("integer {text} does not fit in i64"),
+                        src,
+                        ds,
+                    ));
+                }
+            };
+            out.push(Token { tok, col: start });
             continue;
         }
         if c.is_ascii_alphabetic() || c == b'_' {

@@ -7,5 +7,5 @@ pub mod lexer;
 pub mod literal;
 pub mod parser;
 
-pub use ast::{BinOp, Expr, ExprKind, SliceItem};
-pub use parser::{parse_expr, parse_expr_list};
+pub use ast::{ArithStep, BinOp, Expr, ExprKind, SliceItem, Suffix, SuffixOp};
+pub use parser::{MAX_DEPTH, MAX_SOURCE_LEN, MAX_TUPLE, parse_expr, parse_expr_list};

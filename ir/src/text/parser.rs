@@ -1,36 +1,48 @@
 //! Recursive-descent parser of the expression language.
 //!
 //! ```text
-//! expr    := layout ('o' expr)?                  composition, right-associative
-//! layout  := sum (':' sum (call | slice)*)?      a call or a slice after the stride applies to the layout
+//! expr    := layout ('o' layout)*                composition, right-associative
+//! layout  := sum (':' sum suffix*)?              a suffix after the stride applies to the layout
 //! sum     := product (('+' | '-') product)*
 //! product := unary (('*' | '/' | '%') unary)*
 //! unary   := '-' unary | basis
 //! basis   := postfix ('@' INT)*
-//! postfix := primary ('(' args ')' | '[' slices ']')*
-//! primary := INT | '_' | NAME | NAME '(' args ')' | '(' args ')' | 'Sw' '<' e ',' e ',' e '>'
-//!          | 'F2' '(' expr ')'
+//! postfix := primary suffix*
+//! suffix  := '(' args ')' | '[' slices ']'
+//! primary := INT | 'true' | 'false' | '_' | NAME | NAME '(' args ')' | '(' args ')'
+//!          | 'Sw' '<' unary ',' unary ',' unary '>' | 'F2' '(' expr ')'
 //! ```
+//!
+//! **Parentheses.** `(e)` around a single expression is a one-element tuple where a value is
+//! expected (`(6)`, `(6):(1)`, a tuple element, an argument), and grouping where it is an
+//! operand of `+ - * / %` or of a unary minus, the value before `@`, a swizzle parameter, a
+//! slice entry, or followed by `(...)` or `[...]`: `(2+3)*4` is `20`, `((M+127)/128, 4)` is a shape, and
+//! `(Sw<3,3,3> o (16,64):(64,1))(17)` evaluates the swizzled layout at 17. No expression that
+//! is valid with the one-element tuple changes its meaning: arithmetic on a tuple is an error.
+//!
+//! **Limits.** Chains (`1+1+...`, `a o b o ...`, `L(0)(0)...`, `1@0+1@0+...`) are parsed by
+//! loops into flat lists, so their length costs no stack. Nesting is limited to [`MAX_DEPTH`]
+//! levels: each bracket and each `@` index is one level, and so is a unary minus or a `Sw<`
+//! applied to more than a number (`-3` and `Sw<3,3,3>` are none, so a value prints in a form
+//! that parses back at the depth of its tuples). A tuple or argument list is limited to
+//! [`MAX_TUPLE`] elements, and a source to [`MAX_SOURCE_LEN`] bytes; each limit is a parse error
+//! with a column.
 
-use super::ast::{BinOp, Expr, ExprKind, SliceItem};
+use super::ast::{ArithStep, BinOp, Expr, ExprKind, SliceItem, Suffix, SuffixOp};
 use super::lexer::{Tok, Token, lex};
 use crate::error::ParseError;
 
-/// Deepest nesting accepted, so that hostile input cannot exhaust the stack.
-const MAX_DEPTH: usize = 128;
-/// Most elements accepted in one tuple.
-const MAX_TUPLE: usize = 4096;
+/// Deepest nesting accepted (see the module documentation for what counts as a level). It
+/// keeps the recursion of the parser and of the evaluator within the stack.
+pub const MAX_DEPTH: usize = 128;
+/// Most elements accepted in one tuple, argument list or slice.
+pub const MAX_TUPLE: usize = 4096;
+/// Longest source accepted, in bytes (1 MiB).
+pub const MAX_SOURCE_LEN: usize = 1 << 20;
 
 /// Parses one expression; the whole line must be consumed.
 pub fn parse_expr(src: &str) -> Result<Expr, ParseError> {
-    let toks = lex(src)?;
-    let mut p = Parser {
-        src,
-        toks,
-        pos: 0,
-        depth: 0,
-        in_stride: false,
-    };
+    let mut p = Parser::new(src)?;
     let e = p.expr()?;
     p.expect_end()?;
     Ok(e)
@@ -38,20 +50,31 @@ pub fn parse_expr(src: &str) -> Result<Expr, ParseError> {
 
 /// Parses a comma-separated list of expressions, as in a function's arguments.
 pub fn parse_expr_list(src: &str) -> Result<Vec<Expr>, ParseError> {
-    let toks = lex(src)?;
-    let mut p = Parser {
-        src,
-        toks,
-        pos: 0,
-        depth: 0,
-        in_stride: false,
-    };
+    let mut p = Parser::new(src)?;
     let mut out = vec![p.expr()?];
     while p.eat(&Tok::Punct(',')) {
+        if out.len() >= MAX_TUPLE {
+            return p.err(format!("more than {MAX_TUPLE} expressions in one list"));
+        }
         out.push(p.expr()?);
     }
     p.expect_end()?;
     Ok(out)
+}
+
+/// The expression itself where parentheses around it group: `((e))` is `e`.
+fn ungroup(mut e: Expr) -> Expr {
+    loop {
+        match e.kind {
+            ExprKind::Tuple(mut items) if items.len() == 1 => {
+                e = items.pop().unwrap_or(Expr {
+                    kind: ExprKind::Tuple(Vec::new()),
+                    col: e.col,
+                })
+            }
+            kind => return Expr { kind, col: e.col },
+        }
+    }
 }
 
 struct Parser<'a> {
@@ -59,11 +82,31 @@ struct Parser<'a> {
     toks: Vec<Token>,
     pos: usize,
     depth: usize,
-    /// Inside a stride literal, where `(...)` after a value evaluates the whole layout.
+    /// Directly inside a stride literal, where `(...)` after a value evaluates the whole layout.
     in_stride: bool,
 }
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
+    fn new(src: &'a str) -> Result<Self, ParseError> {
+        if src.len() > MAX_SOURCE_LEN {
+            return Err(ParseError::new(
+                format!(
+                    "expression longer than {MAX_SOURCE_LEN} bytes ({} bytes)",
+                    src.len()
+                ),
+                src,
+                MAX_SOURCE_LEN,
+            ));
+        }
+        Ok(Parser {
+            src,
+            toks: lex(src)?,
+            pos: 0,
+            depth: 0,
+            in_stride: false,
+        })
+    }
+
     fn peek(&self) -> &Tok {
         &self.toks[self.pos].tok
     }
@@ -100,6 +143,7 @@ impl Parser<'_> {
     fn describe(t: &Tok) -> String {
         match t {
             Tok::Int(v) => format!("integer {v}"),
+            Tok::MinMagnitude => format!("integer {}", super::lexer::I64_MIN_MAGNITUDE),
             Tok::Name(n) => format!("name '{n}'"),
             Tok::Compose => "'o'".into(),
             Tok::Underscore => "'_'".into(),
@@ -126,29 +170,36 @@ impl Parser<'_> {
         }
     }
 
+    /// One more level of nesting.
     fn enter(&mut self) -> Result<(), ParseError> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
-            return self.err(format!("expression nested deeper than {MAX_DEPTH} levels"));
+            return self.err(format!(
+                "expression nested deeper than {MAX_DEPTH} levels (each bracket and '@' index is \
+                 one level, and each '-' or 'Sw<' applied to more than a number)"
+            ));
         }
         Ok(())
     }
 
-    fn expr(&mut self) -> Result<Expr, ParseError> {
-        self.enter()?;
-        let col = self.col();
-        let lhs = self.layout()?;
-        let out = if self.eat(&Tok::Compose) {
-            let rhs = self.expr()?;
-            Expr {
-                kind: ExprKind::Compose(Box::new(lhs), Box::new(rhs)),
-                col,
-            }
-        } else {
-            lhs
-        };
+    fn leave(&mut self) {
         self.depth -= 1;
-        Ok(out)
+    }
+
+    fn expr(&mut self) -> Result<Expr, ParseError> {
+        let col = self.col();
+        let first = self.layout()?;
+        if *self.peek() != Tok::Compose {
+            return Ok(first);
+        }
+        let mut items = vec![first];
+        while self.eat(&Tok::Compose) {
+            items.push(self.layout()?);
+        }
+        Ok(Expr {
+            kind: ExprKind::Compose(items),
+            col,
+        })
     }
 
     fn layout(&mut self) -> Result<Expr, ParseError> {
@@ -161,88 +212,141 @@ impl Parser<'_> {
         let stride = self.sum();
         self.in_stride = was;
         let stride = stride?;
-        let mut e = Expr {
+        let e = Expr {
             kind: ExprKind::Layout(Box::new(shape), Box::new(stride)),
             col,
         };
-        loop {
-            e = match self.peek() {
-                Tok::Punct('(') => Expr {
-                    kind: ExprKind::Apply(Box::new(e), self.args('(', ')')?),
-                    col,
-                },
-                Tok::Punct('[') => Expr {
-                    kind: ExprKind::Slice(Box::new(e), self.slices()?),
-                    col,
-                },
-                _ => return Ok(e),
-            };
+        self.suffixes(e, col)
+    }
+
+    /// A parameter of `Sw<b,m,s>`: one level when it is another swizzle (`Sw<Sw<...`), the
+    /// only way it recurses without a bracket or a minus sign.
+    fn swizzle_param(&mut self) -> Result<Expr, ParseError> {
+        let nests = matches!(self.peek(), Tok::Name(n) if n == "Sw");
+        if nests {
+            self.enter()?;
         }
+        let e = ungroup(self.unary()?);
+        if nests {
+            self.leave();
+        }
+        Ok(e)
+    }
+
+    /// `(args)` and `[slices]` after `base`, in a flat list.
+    fn suffixes(&mut self, base: Expr, col: usize) -> Result<Expr, ParseError> {
+        let mut list = Vec::new();
+        loop {
+            let at = self.col();
+            let op = match self.peek() {
+                Tok::Punct('(') => SuffixOp::Apply(self.args('(', ')')?),
+                Tok::Punct('[') => SuffixOp::Slice(self.slices()?),
+                _ => break,
+            };
+            list.push(Suffix { col: at, op });
+        }
+        if list.is_empty() {
+            return Ok(base);
+        }
+        Ok(Expr {
+            kind: ExprKind::Postfix(Box::new(base), list),
+            col,
+        })
+    }
+
+    /// A left-associative chain of `next` joined by the operators `ops` picks.
+    fn chain(
+        &mut self,
+        next: fn(&mut Self) -> Result<Expr, ParseError>,
+        ops: fn(&Tok) -> Option<BinOp>,
+    ) -> Result<Expr, ParseError> {
+        let col = self.col();
+        let first = next(self)?;
+        let mut steps = Vec::new();
+        while let Some(op) = ops(self.peek()) {
+            let at = self.col();
+            self.bump();
+            let rhs = ungroup(next(self)?);
+            steps.push(ArithStep { op, col: at, rhs });
+        }
+        if steps.is_empty() {
+            return Ok(first);
+        }
+        Ok(Expr {
+            kind: ExprKind::Arith(Box::new(ungroup(first)), steps),
+            col,
+        })
     }
 
     fn sum(&mut self) -> Result<Expr, ParseError> {
-        let col = self.col();
-        let mut lhs = self.product()?;
-        loop {
-            let op = match self.peek() {
-                Tok::Punct('+') => BinOp::Add,
-                Tok::Punct('-') => BinOp::Sub,
-                _ => return Ok(lhs),
-            };
-            self.bump();
-            let rhs = self.product()?;
-            lhs = Expr {
-                kind: ExprKind::Bin(op, Box::new(lhs), Box::new(rhs)),
-                col,
-            };
-        }
+        self.chain(Self::product, |t| match t {
+            Tok::Punct('+') => Some(BinOp::Add),
+            Tok::Punct('-') => Some(BinOp::Sub),
+            _ => None,
+        })
     }
 
     fn product(&mut self) -> Result<Expr, ParseError> {
-        let col = self.col();
-        let mut lhs = self.unary()?;
-        loop {
-            let op = match self.peek() {
-                Tok::Punct('*') => BinOp::Mul,
-                Tok::Punct('/') => BinOp::Div,
-                Tok::Punct('%') => BinOp::Mod,
-                _ => return Ok(lhs),
-            };
-            self.bump();
-            let rhs = self.unary()?;
-            lhs = Expr {
-                kind: ExprKind::Bin(op, Box::new(lhs), Box::new(rhs)),
-                col,
-            };
-        }
+        self.chain(Self::unary, |t| match t {
+            Tok::Punct('*') => Some(BinOp::Mul),
+            Tok::Punct('/') => Some(BinOp::Div),
+            Tok::Punct('%') => Some(BinOp::Mod),
+            _ => None,
+        })
     }
 
     fn unary(&mut self) -> Result<Expr, ParseError> {
         let col = self.col();
-        if self.eat(&Tok::Punct('-')) {
-            self.enter()?;
-            let inner = self.unary()?;
-            self.depth -= 1;
-            return Ok(Expr {
-                kind: ExprKind::Neg(Box::new(inner)),
-                col,
-            });
+        if !self.eat(&Tok::Punct('-')) {
+            let base = self.postfix()?;
+            return self.basis(base, col);
         }
-        let base = self.postfix()?;
+        if *self.peek() == Tok::MinMagnitude {
+            // `-9223372036854775808` is i64::MIN, which has no positive literal.
+            self.bump();
+            let lit = Expr {
+                kind: ExprKind::Int(i64::MIN),
+                col,
+            };
+            let base = self.postfix_from(lit, col)?;
+            return self.basis(base, col);
+        }
+        // A minus sign before a number is part of the number: no level, so that every value
+        // prints in a form that parses back at the depth of its brackets.
+        let nests = !matches!(self.peek(), Tok::Int(_));
+        if nests {
+            self.enter()?;
+        }
+        let inner = ungroup(self.unary()?);
+        if nests {
+            self.leave();
+        }
+        Ok(Expr {
+            kind: ExprKind::Neg(Box::new(inner)),
+            col,
+        })
+    }
+
+    /// `base@i@j...`: a coordinate stride.
+    fn basis(&mut self, base: Expr, col: usize) -> Result<Expr, ParseError> {
+        if *self.peek() != Tok::Punct('@') {
+            return Ok(base);
+        }
+        // Each index is one level: it nests the coordinate the stride reaches one level deeper.
         let mut path = Vec::new();
         while self.eat(&Tok::Punct('@')) {
+            self.pos -= 1;
+            self.enter()?;
+            self.pos += 1;
             match self.bump().tok {
-                Tok::Int(v) if (0..MAX_TUPLE as i64).contains(&v) && path.len() < MAX_DEPTH => {
-                    path.push(v as u32)
-                }
-                // An index past the longest tuple, or a path deeper than the nesting limit, names
-                // no mode; printing such a coordinate materializes it densely, so
-                // `2:1@4294967295(1)` used to abort on a 32 GiB allocation.
+                Tok::Int(v) if (0..MAX_TUPLE as i64).contains(&v) => path.push(v as u32),
+                // An index past the longest tuple names no mode; printing such a coordinate
+                // materializes it densely, so `2:1@4294967295(1)` used to abort on a 32 GiB
+                // allocation. (The path's length is bounded by the nesting limit.)
                 Tok::Int(v) if v >= 0 => {
                     self.pos -= 1;
                     return self.err(format!(
-                        "mode index {v} after '@' is out of range (indices below {MAX_TUPLE}, \
-                         at most {MAX_DEPTH} of them)"
+                        "mode index {v} after '@' is out of range (indices are below {MAX_TUPLE})"
                     ));
                 }
                 t => {
@@ -254,51 +358,52 @@ impl Parser<'_> {
                 }
             }
         }
-        if path.is_empty() {
-            Ok(base)
-        } else {
-            Ok(Expr {
-                kind: ExprKind::Basis(Box::new(base), path),
-                col,
-            })
-        }
+        self.depth -= path.len();
+        Ok(Expr {
+            kind: ExprKind::Basis(Box::new(ungroup(base)), path),
+            col,
+        })
     }
 
     fn postfix(&mut self) -> Result<Expr, ParseError> {
         let col = self.col();
-        let mut e = self.primary()?;
-        loop {
-            match self.peek() {
-                Tok::Punct('(') if !self.in_stride => {
-                    let args = self.args('(', ')')?;
-                    e = Expr {
-                        kind: ExprKind::Apply(Box::new(e), args),
-                        col,
-                    };
-                }
-                Tok::Punct('[') if !self.in_stride => {
-                    let items = self.slices()?;
-                    e = Expr {
-                        kind: ExprKind::Slice(Box::new(e), items),
-                        col,
-                    };
-                }
-                _ => return Ok(e),
-            }
+        let e = self.primary()?;
+        self.postfix_from(e, col)
+    }
+
+    /// The suffixes after a primary; none directly inside a stride, where they belong to the
+    /// whole layout.
+    fn postfix_from(&mut self, e: Expr, col: usize) -> Result<Expr, ParseError> {
+        if self.in_stride || !matches!(self.peek(), Tok::Punct('(') | Tok::Punct('[')) {
+            return Ok(e);
         }
+        self.suffixes(ungroup(e), col)
     }
 
     /// `open expr (, expr)* close`, possibly empty.
     fn args(&mut self, open: char, close: char) -> Result<Vec<Expr>, ParseError> {
         self.expect(open)?;
         self.enter()?;
-        let mut out = Vec::new();
+        let was = std::mem::replace(&mut self.in_stride, false);
+        let mut out: Vec<Expr> = Vec::new();
         if !self.eat(&Tok::Punct(close)) {
             loop {
                 if out.len() >= MAX_TUPLE {
                     return self.err(format!("more than {MAX_TUPLE} elements in one tuple"));
                 }
-                out.push(self.arg()?);
+                let a = self.arg()?;
+                if let ExprKind::Keyword(name, _) = &a.kind
+                    && out
+                        .iter()
+                        .any(|b| matches!(&b.kind, ExprKind::Keyword(n, _) if n == name))
+                {
+                    return Err(ParseError::new(
+                        format!("keyword argument '{name}=' is given twice"),
+                        self.src,
+                        a.col,
+                    ));
+                }
+                out.push(a);
                 if self.eat(&Tok::Punct(',')) {
                     continue;
                 }
@@ -306,16 +411,17 @@ impl Parser<'_> {
                 break;
             }
         }
-        self.depth -= 1;
+        self.in_stride = was;
+        self.leave();
         Ok(out)
     }
 
     /// An argument: an expression, or a keyword argument `name=expr` (for properties).
     fn arg(&mut self) -> Result<Expr, ParseError> {
-        if let (Tok::Name(n), Tok::Punct('='), t2) =
-            (self.peek().clone(), self.peek_at(1).clone(), self.peek_at(2))
+        if let (Tok::Name(n), Tok::Punct('='), t2) = (self.peek(), self.peek_at(1), self.peek_at(2))
             && *t2 != Tok::Punct('=')
         {
+            let n = n.clone();
             let col = self.col();
             self.bump();
             self.bump();
@@ -331,8 +437,12 @@ impl Parser<'_> {
     fn slices(&mut self) -> Result<Vec<SliceItem>, ParseError> {
         self.expect('[')?;
         self.enter()?;
+        let was = std::mem::replace(&mut self.in_stride, false);
         let mut out = Vec::new();
         loop {
+            if out.len() >= MAX_TUPLE {
+                return self.err(format!("more than {MAX_TUPLE} entries in one slice"));
+            }
             out.push(self.slice_item()?);
             if self.eat(&Tok::Punct(',')) {
                 continue;
@@ -340,14 +450,15 @@ impl Parser<'_> {
             self.expect(']')?;
             break;
         }
-        self.depth -= 1;
+        self.in_stride = was;
+        self.leave();
         Ok(out)
     }
 
     fn slice_part(&mut self) -> Result<Option<Expr>, ParseError> {
         match self.peek() {
             Tok::Punct(':') | Tok::Punct(',') | Tok::Punct(']') => Ok(None),
-            _ => Ok(Some(self.sum()?)),
+            _ => Ok(Some(ungroup(self.sum()?))),
         }
     }
 
@@ -370,41 +481,33 @@ impl Parser<'_> {
 
     fn primary(&mut self) -> Result<Expr, ParseError> {
         let col = self.col();
-        match self.peek().clone() {
+        let kind = match self.peek() {
             Tok::Int(v) => {
+                let v = *v;
                 self.bump();
-                Ok(Expr {
-                    kind: ExprKind::Int(v),
-                    col,
-                })
+                ExprKind::Int(v)
+            }
+            Tok::MinMagnitude => {
+                return self.err(format!(
+                    "integer {} does not fit in i64 (only its negative does)",
+                    super::lexer::I64_MIN_MAGNITUDE
+                ));
             }
             Tok::Underscore => {
                 self.bump();
-                Ok(Expr {
-                    kind: ExprKind::Underscore,
-                    col,
-                })
+                ExprKind::Underscore
             }
-            Tok::Punct('(') => {
-                let items = self.args('(', ')')?;
-                Ok(Expr {
-                    kind: ExprKind::Tuple(items),
-                    col,
-                })
-            }
+            Tok::Punct('(') => ExprKind::Tuple(self.args('(', ')')?),
             Tok::Name(n) if n == "Sw" && *self.peek_at(1) == Tok::Punct('<') => {
                 self.bump();
                 self.bump();
-                let b = self.unary()?;
+                let b = self.swizzle_param()?;
                 self.expect(',')?;
-                let m = self.unary()?;
+                let m = self.swizzle_param()?;
                 self.expect(',')?;
-                let s = self.unary()?;
+                let s = self.swizzle_param()?;
                 self.expect('>')?;
-                Ok(Expr {
-                    kind: ExprKind::Swizzle(Box::new(b), Box::new(m), Box::new(s)),
-                    col,
-                })
+                ExprKind::Swizzle(Box::new(b), Box::new(m), Box::new(s))
             }
             Tok::Name(n) if n == "F2" && *self.peek_at(1) == Tok::Punct('(') => {
                 self.bump();
@@ -412,28 +515,27 @@ impl Parser<'_> {
                 if args.len() != 1 {
                     return Err(ParseError::new("F2(...) takes one value", self.src, col));
                 }
-                Ok(Expr {
-                    kind: ExprKind::F2(Box::new(args.remove(0))),
-                    col,
-                })
+                ExprKind::F2(Box::new(args.remove(0)))
             }
             Tok::Name(n) => {
+                let n = n.clone();
                 self.bump();
                 if *self.peek() == Tok::Punct('(') {
-                    let args = self.args('(', ')')?;
-                    Ok(Expr {
-                        kind: ExprKind::Call(n, args),
-                        col,
-                    })
+                    ExprKind::Call(n, self.args('(', ')')?)
                 } else {
-                    Ok(Expr {
-                        kind: ExprKind::Name(n),
-                        col,
-                    })
+                    match n.as_str() {
+                        "true" => ExprKind::Bool(true),
+                        "false" => ExprKind::Bool(false),
+                        _ => ExprKind::Name(n),
+                    }
                 }
             }
-            t => self.err(format!("expected a value, found {}", Self::describe(&t))),
-        }
+            t => {
+                let found = Self::describe(t);
+                return self.err(format!("expected a value, found {found}"));
+            }
+        };
+        Ok(Expr { kind, col })
     }
 }
 
