@@ -1,11 +1,11 @@
 //! The functions the properties talk about: layouts and composed (swizzled) layouts over
 //! symbolic integers, with their lowering and their direct evaluation at concrete values.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use tessera_ir::algebra::coalesce_z;
 use tessera_ir::index::{IndexExpr, lower_composed, lower_index};
-use tessera_ir::sym::SymInt;
-use tessera_ir::{ComposedLayout, Error, HTuple, Layout, Result, Stride};
+use tessera_ir::sym::{Atom, Poly, SymInt};
+use tessera_ir::{Codomain, ComposedLayout, Error, HTuple, Layout, Result, Stride};
 
 /// A layout-like function of a linear index.
 #[derive(Clone, Debug, PartialEq)]
@@ -57,6 +57,34 @@ impl Func {
         match self {
             Func::Layout(l) => l.shape(),
             Func::Composed(c) => c.inner.shape(),
+        }
+    }
+
+    /// Every symbolic integer the function is made of: extents, strides, the offset.
+    pub fn syms(&self) -> Vec<SymInt> {
+        let (l, off) = match self {
+            Func::Layout(l) => (l, None),
+            Func::Composed(c) => (&c.inner, Some(c.offset.clone())),
+        };
+        let mut out: Vec<SymInt> = l.flat_shape().to_vec();
+        for d in l.flat_stride() {
+            out.extend(d.terms().into_iter().map(|(_, v)| v));
+        }
+        out.extend(off);
+        out
+    }
+
+    /// What the function's values are: integers (also `F2`, whose values are integers), or
+    /// coordinates. Bad input when it mixes kinds of strides.
+    pub fn codomain(&self) -> Result<Codomain> {
+        match self {
+            Func::Layout(l) => l.codomain(),
+            Func::Composed(c) => match c.inner.codomain()? {
+                Codomain::Coord => Err(Error::invalid(format!(
+                    "{c}: a composed layout needs an integer-valued inner layout"
+                ))),
+                k => Ok(k),
+            },
         }
     }
 
@@ -162,17 +190,18 @@ impl Concrete {
                     c.swizzle.map_or(x, |s| s.apply(x))
                 }
             });
-            // Advance the colexicographic odometer.
+            // Advance the colexicographic odometer. A wrapping digit takes back its last
+            // term `(s-1)*d`, a value the layout itself reaches (`s*d` may not fit).
             for k in 0..shape.len() {
-                crd[k] += 1;
-                off = off
-                    .checked_add(strides[k])
-                    .ok_or_else(|| Error::Overflow("offset".into()))?;
-                if crd[k] < shape[k] {
+                if crd[k] + 1 < shape[k] {
+                    crd[k] += 1;
+                    off = off
+                        .checked_add(strides[k])
+                        .ok_or_else(|| Error::Overflow("offset".into()))?;
                     break;
                 }
                 let span = strides[k]
-                    .checked_mul(shape[k])
+                    .checked_mul(shape[k] - 1)
                     .ok_or_else(|| Error::Overflow("offset".into()))?;
                 off = off
                     .checked_sub(span)
@@ -221,4 +250,24 @@ pub fn show_point(p: &Point) -> String {
         .map(|(k, v)| format!("{}={v}", k.trim_start_matches("coord")))
         .collect();
     format!("({})", parts.join(","))
+}
+
+/// The parameters a symbolic integer mentions (inside floor quotients too).
+pub fn params_of(s: &SymInt, out: &mut BTreeSet<String>) {
+    fn walk(p: &Poly, out: &mut BTreeSet<String>) {
+        for (m, _) in p.terms() {
+            for (a, _) in m {
+                match a {
+                    Atom::Param(n) => {
+                        out.insert(n.to_string());
+                    }
+                    Atom::FloorDiv(x, y) => {
+                        walk(x, out);
+                        walk(y, out);
+                    }
+                }
+            }
+        }
+    }
+    walk(s.poly(), out);
 }
