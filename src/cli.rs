@@ -26,11 +26,13 @@ PROPERTIES
 
 OUTPUT
   one line per assertion: proved / refuted (with a re-checked counterexample) /
-  unknown (with the reason), and its time. --json, --junit FILE.
+  unknown (with the reason) / bad input, and its time. A file that cannot be read or
+  parsed is one bad-input result; the other files still run. --json, --junit FILE.
+  --timeout SECONDS bounds each assertion (z3, enumeration, re-checks): past it, unknown.
 
-EXIT CODES
-  0 all proved   1 something refuted   2 something unknown, nothing refuted
-  3 bad input (file:line:col and a caret)   4 internal error
+EXIT CODES (the worst verdict's)
+  4 internal error, else 3 bad input (file:line:col and a caret), else 1 something
+  refuted, else 2 something unknown, else 0 all proved
 ";
 
 fn collect(paths: &[String]) -> Result<Vec<String>, String> {

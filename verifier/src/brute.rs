@@ -242,6 +242,13 @@ fn one(p: &Property, ps: &HashMap<String, i64>, budget: &mut u64) -> Result<Opti
             check_work(n, budget)?;
             for i in 0..n {
                 let bi = cb.offset(i)?;
+                if !ca.has_index(bi) {
+                    return Ok(Some(refuted(
+                        format!("A(B({i})) is undefined: B({i}) = {bi} is no index of an F2 layout"),
+                        vec![],
+                        ps,
+                    )));
+                }
                 let (want, got) = (ca.eval(bi)?, cr.eval(i)?);
                 if !same_point(&want, &got) {
                     return Ok(Some(refuted(
@@ -375,6 +382,13 @@ fn inverse(
     check_work(n, budget)?;
     for x in 0..n {
         let fx = inner.offset(x)?;
+        if !outer.has_index(fx) {
+            return Ok(Some(refuted(
+                format!("{what} is undefined for x = {x}: the inner value {fx} is no index of an F2 layout"),
+                vec![witness("x", inner, x)?],
+                ps,
+            )));
+        }
         let back = outer.offset(fx)?;
         if back != x {
             return Ok(Some(refuted(

@@ -1,12 +1,12 @@
 //! The z3 query of each property, and the re-check of its counterexamples.
 
 use crate::bank;
+use crate::coverage;
 use crate::deadline::Deadline;
-use crate::encode::{Sides, Term};
 use crate::error::{PResult, ProveError};
 use crate::func::{Concrete, Func, same_point, show_point};
 use crate::property::Property;
-use crate::query::{Outcome, Query, Scope, admitted, offset_term, output_range, points_equal, sym_range};
+use crate::query::{Outcome, Query, Scope, admitted, output_range, points_equal, sym_range};
 use crate::verdict::{Counterexample, Verdict, Witness};
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
@@ -24,7 +24,7 @@ pub struct Ctx {
     pub deadline: Deadline,
 }
 
-type Vals = HashMap<String, i64>;
+pub(crate) type Vals = HashMap<String, i64>;
 
 /// The facts of one parameter, as a user would write them.
 fn describe(n: &str, f: &ParamFacts) -> String {
@@ -39,14 +39,18 @@ fn describe(n: &str, f: &ParamFacts) -> String {
     s
 }
 
+/// The counterexamples of the quantified properties are re-checked by enumeration, up to
+/// this many points.
+pub(crate) const RECHECK_LIMIT: i64 = 1 << 26;
+
 /// The value range of an index below `size`.
-fn below(facts: &Facts, size: &SymInt) -> (i128, i128) {
+pub(crate) fn below(facts: &Facts, size: &SymInt) -> (i128, i128) {
     (0, (sym_range(facts, size).1 - 1).max(0))
 }
 
 /// Runs a query; on `sat`, checks the parameter values against every fact, then re-checks
 /// the counterexample by direct evaluation. A failure of either is an internal error.
-fn finish(
+pub(crate) fn finish(
     ctx: &Ctx,
     q: &Query,
     recheck: impl FnOnce(&Vals, &Vals) -> PResult<Option<Counterexample>>,
@@ -56,7 +60,19 @@ fn finish(
         Outcome::Unknown(r) => return Ok(Verdict::Unknown(format!("z3: {r}"))),
         Outcome::Sat(m) => m,
     };
-    let mut params = q.model_params(&m)?;
+    let params = q.model_params(&m)?;
+    let idx: Vals = q.model_indices(&m).into_iter().collect();
+    confirm(ctx, params, idx, recheck)
+}
+
+/// Checks a counterexample's parameter values against every fact, then re-checks it by
+/// direct evaluation. A failure of either is an internal error.
+pub(crate) fn confirm(
+    ctx: &Ctx,
+    mut params: Vals,
+    idx: Vals,
+    recheck: impl FnOnce(&Vals, &Vals) -> PResult<Option<Counterexample>>,
+) -> PResult<Verdict> {
     // Parameters the query did not encode (the lowered layouts do not read them): any
     // admitted value, so that the layouts can be evaluated.
     for n in &ctx.params {
@@ -76,7 +92,6 @@ fn finish(
             )));
         }
     }
-    let idx: Vals = q.model_indices(&m).into_iter().collect();
     let found = match recheck(&params, &idx) {
         Ok(c) => c,
         Err(ProveError::Unknown(r)) => {
@@ -99,7 +114,7 @@ fn finish(
     }
 }
 
-fn get(idx: &Vals, k: &str) -> PResult<i64> {
+pub(crate) fn get(idx: &Vals, k: &str) -> PResult<i64> {
     idx.get(k)
         .copied()
         .ok_or_else(|| ProveError::internal(format!("no value for {k} in the model")))
@@ -123,8 +138,22 @@ fn refuted_without_witness(summary: String) -> Verdict {
     })
 }
 
-/// Proves or refutes a well-formed property.
+/// Proves or refutes a well-formed property. A refutation gives every parameter of the
+/// property a value (an admitted one where the refutation holds for all of them).
 pub fn prove(p: &Property, ctx: &Ctx) -> PResult<Verdict> {
+    let mut v = prove_any(p, ctx)?;
+    if let Verdict::Refuted(c) = &mut v {
+        for n in &ctx.params {
+            if !c.params.iter().any(|(k, _)| k == n) {
+                c.params.push((n.clone(), admitted(&ctx.facts, n)?));
+            }
+        }
+        c.params.sort();
+    }
+    Ok(v)
+}
+
+fn prove_any(p: &Property, ctx: &Ctx) -> PResult<Verdict> {
     match p {
         Property::Injective(f) => injective(ctx, f),
         Property::InBounds(f, n) => in_bounds(ctx, f, n),
@@ -136,7 +165,7 @@ pub fn prove(p: &Property, ctx: &Ctx) -> PResult<Verdict> {
             // Injective into [0, size) with size elements: onto, by pigeonhole.
             in_bounds(ctx, f, &f.size()?)
         }
-        Property::Surjective(f, n) => surjective(ctx, f, n.as_ref()),
+        Property::Surjective(f, n) => coverage::surjective(ctx, f, n.as_ref()),
         Property::Equal(a, b) => equal(ctx, a, b),
         Property::Compatible(a, b) => Ok(match shape::compatible(a, b)? {
             true => Verdict::Proved,
@@ -144,7 +173,7 @@ pub fn prove(p: &Property, ctx: &Ctx) -> PResult<Verdict> {
         }),
         Property::LeftInverseValid(l, r) => inverse(ctx, l, r, "R(L(x))"),
         Property::RightInverseValid(l, r) => inverse(ctx, r, l, "L(R(x))"),
-        Property::ComplementValid(a, c, n) => complement_valid(ctx, a, c, n.as_ref()),
+        Property::ComplementValid(a, c, n) => coverage::complement_valid(ctx, a, c, n.as_ref()),
         Property::CompositionValid(a, b, r) => composition_valid(ctx, a, b, r),
         Property::Contiguous(f) => contiguous(ctx, f),
         Property::Vectorizable(f, v) => vectorizable(ctx, f, *v),
@@ -153,7 +182,7 @@ pub fn prove(p: &Property, ctx: &Ctx) -> PResult<Verdict> {
     }
 }
 
-fn injective(ctx: &Ctx, f: &Func) -> PResult<Verdict> {
+pub(crate) fn injective(ctx: &Ctx, f: &Func) -> PResult<Verdict> {
     let e = f.lower()?;
     let size = f.size()?;
     let r = below(&ctx.facts, &size);
@@ -188,7 +217,7 @@ fn injective(ctx: &Ctx, f: &Func) -> PResult<Verdict> {
     })
 }
 
-fn in_bounds(ctx: &Ctx, f: &Func, bound: &SymInt) -> PResult<Verdict> {
+pub(crate) fn in_bounds(ctx: &Ctx, f: &Func, bound: &SymInt) -> PResult<Verdict> {
     let e = f.lower()?;
     let size = f.size()?;
     let r = below(&ctx.facts, &size);
@@ -217,105 +246,6 @@ fn in_bounds(ctx: &Ctx, f: &Func, bound: &SymInt) -> PResult<Verdict> {
             params: vec![],
             witnesses: vec![witness("x", &c, x)?],
             summary: format!("L({x}) = {v} is outside [0, {hi})"),
-        }))
-    })
-}
-
-/// `forall vars. body`, binding the quotient and remainder variables of `sides` too, whose
-/// conditions join the antecedent.
-fn forall(vars: &[&Term], inside: Bool, sides: Sides, conclusion: Bool) -> Bool {
-    let mut bound: Vec<&dyn z3::ast::Ast> = vars.iter().map(|t| t.as_ast()).collect();
-    bound.extend(sides.locals.iter().map(Term::as_ast));
-    let mut pre = vec![inside];
-    pre.extend(sides.conds);
-    z3::ast::forall_const(&bound, &[], &Bool::and(&pre).implies(conclusion))
-}
-
-/// The counterexamples of the quantified properties are re-checked by enumeration, up to
-/// this many points.
-const RECHECK_LIMIT: i64 = 1 << 26;
-
-/// Onto `[0, size)` from `size` indices is, by pigeonhole, exactly a bijection of
-/// `[0, size)`: two quantifier-free queries decide it. A refutation names a value that no
-/// index reaches, found by enumerating the layout at the counterexample's parameters.
-fn onto_own_size(ctx: &Ctx, f: &Func, size: &SymInt) -> PResult<Verdict> {
-    let mut v = injective(ctx, f)?;
-    if v == Verdict::Proved {
-        v = in_bounds(ctx, f, size)?;
-    }
-    let Verdict::Refuted(c) = v else { return Ok(v) };
-    let ps: Vals = c.params.iter().cloned().collect();
-    let cf = f.at(&ps)?;
-    let n = cf.size()?;
-    if n > RECHECK_LIMIT {
-        return Ok(Verdict::Unknown(format!(
-            "not surjective ({c}), but {n} indices are too many to name a value none reaches"
-        )));
-    }
-    let mut hit = vec![false; n as usize];
-    for x in 0..n {
-        ctx.deadline.poll(x as u64)?;
-        let v = cf.offset(x)?;
-        if (0..n).contains(&v) {
-            hit[v as usize] = true;
-        }
-    }
-    match hit.iter().position(|h| !h) {
-        Some(k) => Ok(Verdict::Refuted(Counterexample {
-            summary: format!("no index reaches {k} ({})", c.summary),
-            ..c
-        })),
-        None => Err(ProveError::internal(format!(
-            "not a bijection ({c}) yet every value below {n} is reached"
-        ))),
-    }
-}
-
-fn surjective(ctx: &Ctx, f: &Func, n: Option<&SymInt>) -> PResult<Verdict> {
-    let size = f.size()?;
-    if n.is_none_or(|n| *n == size) {
-        return onto_own_size(ctx, f, &size);
-    }
-    let e = f.lower()?;
-    let target = n.cloned().unwrap_or_else(|| size.clone());
-    let r = below(&ctx.facts, &size);
-    let scope = Scope {
-        apps: vec![(&e, r)],
-        syms: vec![&size, &target],
-        extra: vec![r.1 + 1],
-        quantified: true,
-    };
-    let mut q = Query::new(ctx.facts.clone(), &scope, ctx.deadline)?;
-    let sz = q.sym(&size)?;
-    let hi = q.sym(&target)?;
-    let zero = q.konst(0);
-    let k = q.index("k", &zero, &hi)?;
-    // No index reaches k: for all x in [0, size), L(x) != k.
-    let x = Term::var(q.mode(), "x!forall");
-    let mut sides = Sides::default();
-    let fx = q.apply_in(&e, &x, r, &mut sides)?;
-    let fx = offset_term(&q, &fx)?;
-    let inside = Bool::and(&[zero.le(&x)?, x.lt(&sz)?]);
-    q.assert(&forall(&[&x], inside, sides, fx.eq(&k)?.not()));
-    finish(ctx, &q, |ps, idx| {
-        let c = f.at(ps)?;
-        let k = get(idx, "k")?;
-        let n = c.size()?;
-        if n > RECHECK_LIMIT {
-            return Err(ProveError::Unknown(format!(
-                "{n} indices are too many to re-check"
-            )));
-        }
-        for x in 0..n {
-            ctx.deadline.poll(x as u64)?;
-            if c.offset(x)? == k {
-                return Ok(None);
-            }
-        }
-        Ok(Some(Counterexample {
-            params: vec![],
-            witnesses: vec![],
-            summary: format!("no index reaches {k}"),
         }))
     })
 }
@@ -391,129 +321,36 @@ fn inverse(ctx: &Ctx, inner: &Func, outer: &Func, what: &str) -> PResult<Verdict
     let x = q.index("x", &zero, &n)?;
     let fx = q.apply_offset(&ei, &x, r)?;
     let gfx = q.apply_offset(&eo, &fx, ir)?;
-    q.assert(&gfx.eq(&x)?.not());
+    let mut fails = vec![gfx.eq(&x)?.not()];
+    if outer.partial() {
+        // No value there: the inverse does not hold.
+        fails.push(fx.lt(&zero)?);
+    }
+    q.assert(&Bool::or(&fails));
     finish(ctx, &q, |ps, idx| {
         let (ci, co) = (inner.at(ps)?, outer.at(ps)?);
         let x = get(idx, "x")?;
+        if x < 0 || x >= ci.size()? {
+            return Ok(None);
+        }
         let fx = ci.offset(x)?;
+        if !co.has_index(fx) {
+            return Ok(Some(Counterexample {
+                params: vec![],
+                witnesses: vec![witness("x", &ci, x)?],
+                summary: format!(
+                    "{what} is undefined for x = {x}: the inner value {fx} is no index of an F2 layout"
+                ),
+            }));
+        }
         let back = co.offset(fx)?;
-        if x >= ci.size()? || back == x {
+        if back == x {
             return Ok(None);
         }
         Ok(Some(Counterexample {
             params: vec![],
             witnesses: vec![witness("x", &ci, x)?],
             summary: format!("{what} = {back} for x = {x} (the inner value is {fx})"),
-        }))
-    })
-}
-
-fn complement_valid(ctx: &Ctx, a: &Func, c: &Func, n: Option<&SymInt>) -> PResult<Verdict> {
-    let (ea, ec) = (a.lower()?, c.lower()?);
-    let (sa, sc) = (a.size()?, c.size()?);
-    let (ra, rc) = (below(&ctx.facts, &sa), below(&ctx.facts, &sc));
-    // Ordered: C(i-1) < C(i).
-    {
-        let scope = Scope {
-            apps: vec![(&ec, rc)],
-            syms: vec![&sc],
-            extra: vec![rc.1 + 1],
-            quantified: false,
-        };
-        let mut q = Query::new(ctx.facts.clone(), &scope, ctx.deadline)?;
-        let n = q.sym(&sc)?;
-        let one = q.konst(1);
-        let i = q.index("i", &one, &n)?;
-        let prev = q.apply_offset(&ec, &i.sub(&one)?, rc)?;
-        let cur = q.apply_offset(&ec, &i, rc)?;
-        q.assert(&cur.le(&prev)?);
-        let v = finish(ctx, &q, |ps, idx| {
-            let cc = c.at(ps)?;
-            let i = get(idx, "i")?;
-            let (p, x) = (cc.offset(i - 1)?, cc.offset(i)?);
-            Ok((i >= 1 && i < cc.size()? && x <= p).then(|| Counterexample {
-                params: vec![],
-                witnesses: vec![],
-                summary: format!("C({}) = {p} >= C({i}) = {x}: not ordered", i - 1),
-            }))
-        })?;
-        if v != Verdict::Proved {
-            return Ok(v);
-        }
-    }
-    // Disjoint: C(i) != A(j) for i >= 1.
-    {
-        let scope = Scope {
-            apps: vec![(&ec, rc), (&ea, ra)],
-            syms: vec![&sc, &sa],
-            extra: vec![rc.1 + 1, ra.1 + 1],
-            quantified: false,
-        };
-        let mut q = Query::new(ctx.facts.clone(), &scope, ctx.deadline)?;
-        let (nc, na) = (q.sym(&sc)?, q.sym(&sa)?);
-        let (zero, one) = (q.konst(0), q.konst(1));
-        let i = q.index("i", &one, &nc)?;
-        let j = q.index("j", &zero, &na)?;
-        let ci = q.apply_offset(&ec, &i, rc)?;
-        let aj = q.apply_offset(&ea, &j, ra)?;
-        q.assert(&ci.eq(&aj)?);
-        let v = finish(ctx, &q, |ps, idx| {
-            let (ca, cc) = (a.at(ps)?, c.at(ps)?);
-            let (i, j) = (get(idx, "i")?, get(idx, "j")?);
-            if i < 1 || i >= cc.size()? || j >= ca.size()? {
-                return Ok(None);
-            }
-            let (x, y) = (cc.offset(i)?, ca.offset(j)?);
-            Ok((x == y).then(|| Counterexample {
-                params: vec![],
-                witnesses: vec![],
-                summary: format!("C({i}) = A({j}) = {x}: not disjoint"),
-            }))
-        })?;
-        if v != Verdict::Proved {
-            return Ok(v);
-        }
-    }
-    // Coverage: every k < n is A(j) + C(i) for some i, j.
-    let Some(n) = n else { return Ok(Verdict::Proved) };
-    let scope = Scope {
-        apps: vec![(&ec, rc), (&ea, ra)],
-        syms: vec![&sc, &sa, n],
-        extra: vec![rc.1 + 1, ra.1 + 1],
-        quantified: true,
-    };
-    let mut q = Query::new(ctx.facts.clone(), &scope, ctx.deadline)?;
-    let (nc, na, hi) = (q.sym(&sc)?, q.sym(&sa)?, q.sym(n)?);
-    let zero = q.konst(0);
-    let k = q.index("k", &zero, &hi)?;
-    let (i, j) = (Term::var(q.mode(), "i!forall"), Term::var(q.mode(), "j!forall"));
-    let mut sides = Sides::default();
-    let ci = q.apply_in(&ec, &i, rc, &mut sides)?;
-    let aj = q.apply_in(&ea, &j, ra, &mut sides)?;
-    let (ci, aj) = (offset_term(&q, &ci)?, offset_term(&q, &aj)?);
-    let inside = Bool::and(&[zero.le(&i)?, i.lt(&nc)?, zero.le(&j)?, j.lt(&na)?]);
-    q.assert(&forall(&[&i, &j], inside, sides, ci.add(&aj)?.eq(&k)?.not()));
-    finish(ctx, &q, |ps, idx| {
-        let (ca, cc) = (a.at(ps)?, c.at(ps)?);
-        let k = get(idx, "k")?;
-        let (na, nc) = (ca.size()?, cc.size()?);
-        if na.saturating_mul(nc) > RECHECK_LIMIT {
-            return Err(ProveError::Unknown(format!(
-                "{na} x {nc} index pairs are too many to re-check"
-            )));
-        }
-        let cs: Vec<i64> = (0..nc).map(|i| cc.offset(i)).collect::<tessera_ir::Result<_>>()?;
-        for j in 0..na {
-            ctx.deadline.poll(j as u64)?;
-            let aj = ca.offset(j)?;
-            if cs.iter().any(|&x| aj.checked_add(x) == Some(k)) {
-                return Ok(None);
-            }
-        }
-        Ok(Some(Counterexample {
-            params: vec![],
-            witnesses: vec![],
-            summary: format!("(A, C) never reaches {k}"),
         }))
     })
 }
@@ -543,14 +380,26 @@ fn composition_valid(ctx: &Ctx, a: &Func, b: &Func, r: &Func) -> PResult<Verdict
     let bi = q.apply_offset(&eb, &i, rr)?;
     let abi = q.apply(&ea, &bi, br)?;
     let ri = q.apply(&er, &i, rr)?;
-    q.assert(&points_equal(&q, &abi, &ri)?.not());
+    let mut fails = vec![points_equal(&q, &abi, &ri)?.not()];
+    if a.partial() {
+        // No value there: the composition does not hold.
+        fails.push(bi.lt(&zero)?);
+    }
+    q.assert(&Bool::or(&fails));
     finish(ctx, &q, |ps, idx| {
         let (ca, cb, cr) = (a.at(ps)?, b.at(ps)?, r.at(ps)?);
         let i = get(idx, "i")?;
-        if i >= cb.size()? {
+        if i < 0 || i >= cb.size()? {
             return Ok(None);
         }
         let bi = cb.offset(i)?;
+        if !ca.has_index(bi) {
+            return Ok(Some(Counterexample {
+                params: vec![],
+                witnesses: vec![witness("i", &cr, i)?],
+                summary: format!("A(B({i})) is undefined: B({i}) = {bi} is no index of an F2 layout"),
+            }));
+        }
         let (want, got) = (ca.eval(bi)?, cr.eval(i)?);
         if same_point(&want, &got) {
             return Ok(None);
@@ -605,10 +454,36 @@ fn contiguous(ctx: &Ctx, f: &Func) -> PResult<Verdict> {
 
 fn vectorizable(ctx: &Ctx, f: &Func, v: i64) -> PResult<Verdict> {
     let size = f.size()?;
-    if !SymInt::lit(v).divides(&size)? {
-        return Ok(refuted_without_witness(format!(
-            "size {size} is not a multiple of {v}"
-        )));
+    match SymInt::lit(v).divides(&size) {
+        Ok(true) => {}
+        Ok(false) => {
+            return Ok(refuted_without_witness(format!(
+                "size {size} is not a multiple of {v}"
+            )));
+        }
+        // The facts do not decide it: ask for parameters where it fails.
+        Err(_) => {
+            let scope = Scope {
+                syms: vec![&size],
+                extra: vec![v as i128],
+                ..Scope::default()
+            };
+            let mut q = Query::new(ctx.facts.clone(), &scope, ctx.deadline)?;
+            let n = q.sym(&size)?;
+            let (_, rem) = q.divmod(&n, &q.konst(v), true)?;
+            q.assert(&rem.eq(&q.konst(0))?.not());
+            let verdict = finish(ctx, &q, |ps, _| {
+                let n = size.eval(ps)?;
+                Ok((n % v != 0).then(|| Counterexample {
+                    params: vec![],
+                    witnesses: vec![],
+                    summary: format!("size {n} is not a multiple of {v}"),
+                }))
+            })?;
+            if verdict != Verdict::Proved {
+                return Ok(verdict);
+            }
+        }
     }
     let e = f.lower()?;
     let r = below(&ctx.facts, &size);
@@ -667,7 +542,7 @@ mod tests {
     /// even when the property's own re-check would accept it.
     #[test]
     fn a_counterexample_outside_the_facts_is_an_internal_error() {
-        crate::deadline::in_fresh_context(|| {
+        crate::deadline::in_own_context(|| {
             let mut loose = Facts::default();
             loose.declare("M").unwrap();
             let loose = Arc::new(loose);

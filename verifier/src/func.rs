@@ -74,6 +74,15 @@ impl Func {
         out
     }
 
+    /// Whether some indices have no value: `F2` strides scale by non-negative integers only,
+    /// so an `F2` layout has no value at a negative index (see [`Concrete::has_index`]).
+    pub fn partial(&self) -> bool {
+        match self {
+            Func::Layout(l) => has_f2(l),
+            Func::Composed(c) => has_f2(&c.inner),
+        }
+    }
+
     /// What the function's values are: integers (also `F2`, whose values are integers), or
     /// coordinates. Bad input when it mixes kinds of strides.
     pub fn codomain(&self) -> Result<Codomain> {
@@ -212,6 +221,17 @@ impl Concrete {
         Ok(Some(out))
     }
 
+    /// Whether the function has a value at index `i`: every integer for integer and
+    /// coordinate strides (the last mode absorbs any index), only `i >= 0` for `F2` strides,
+    /// which scale by non-negative integers only.
+    pub fn has_index(&self, i: i64) -> bool {
+        let l = match self {
+            Concrete::Layout(l) => l,
+            Concrete::Composed(c) => &c.inner,
+        };
+        i >= 0 || !has_f2(l)
+    }
+
     /// The integer offset at `i` (an error for coordinate-valued functions).
     pub fn offset(&self, i: i64) -> Result<i64> {
         let p = self.eval(i)?;
@@ -250,6 +270,11 @@ pub fn show_point(p: &Point) -> String {
         .map(|(k, v)| format!("{}={v}", k.trim_start_matches("coord")))
         .collect();
     format!("({})", parts.join(","))
+}
+
+/// Whether some stride is an `F2` stride (zero ones included).
+fn has_f2<I: tessera_ir::Int>(l: &Layout<I>) -> bool {
+    l.flat_stride().iter().any(|d| matches!(d, Stride::F2(_)))
 }
 
 /// The parameters a symbolic integer mentions (inside floor quotients too).

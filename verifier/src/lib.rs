@@ -20,8 +20,10 @@
 pub mod bank;
 pub mod brute;
 pub mod checks;
+mod coverage;
 pub mod deadline;
 pub mod encode;
+pub mod enumerate;
 pub mod error;
 pub mod func;
 pub mod property;

@@ -8,7 +8,7 @@
 
 use crate::bank::{self, Bank, Cmp};
 use crate::checks::{self, Ctx};
-use crate::deadline::{Deadline, in_fresh_context};
+use crate::deadline::{Deadline, in_own_context};
 use crate::error::{PResult, ProveError};
 use crate::func::{Func, params_of};
 use crate::query::facts_of;
@@ -168,7 +168,7 @@ pub fn validate(p: &Property) -> PResult<()> {
 
 /// Proves or refutes a property with z3, within `opts.timeout_ms` for the whole assertion.
 pub fn prove(p: &Property, opts: &Options) -> Verdict {
-    in_fresh_context(|| {
+    in_own_context(|| {
         let ctx = Ctx {
             facts: facts(p),
             params: params(p),

@@ -2,6 +2,8 @@
 //! once: each case with its right verdict, z3 compared with brute force, and every
 //! refutation's parameter values checked against the facts.
 
+mod common;
+
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 use tessera_ir::Int;
@@ -50,42 +52,7 @@ fn checked(p: &Property) -> Verdict {
 
 /// Brute force with every parameter fixed at the given value.
 fn brute_at(p: &Property, at: &HashMap<String, i64>) -> Verdict {
-    let fix = |g: &Func| -> Func {
-        match g {
-            Func::Layout(l) => {
-                let c = tessera_ir::sym::instantiate(l, at).unwrap();
-                Func::Layout(lift(&c))
-            }
-            Func::Composed(c) => {
-                let inner = tessera_ir::sym::instantiate(&c.inner, at).unwrap();
-                Func::Composed(tessera_ir::ComposedLayout {
-                    swizzle: c.swizzle,
-                    offset: SymInt::lit(c.offset.eval(at).unwrap()),
-                    inner: lift(&inner),
-                })
-            }
-        }
-    };
-    let n = |x: &SymInt| SymInt::lit(x.eval(at).unwrap());
-    let q = match p {
-        Property::Injective(a) => Property::Injective(fix(a)),
-        Property::Bijective(a) => Property::Bijective(fix(a)),
-        Property::Contiguous(a) => Property::Contiguous(fix(a)),
-        Property::InBounds(a, b) => Property::InBounds(fix(a), n(b)),
-        Property::Surjective(a, b) => Property::Surjective(fix(a), b.as_ref().map(n)),
-        Property::Equal(a, b) => Property::Equal(fix(a), fix(b)),
-        other => other.clone(),
-    };
-    brute(&q, DEFAULT_WORK)
-}
-
-/// A concrete layout as a symbolic one with constant leaves.
-fn lift(l: &tessera_ir::Layout<i64>) -> tessera_ir::Layout<SymInt> {
-    let s = session(&[]);
-    match s.value(&l.to_string()).unwrap() {
-        tessera_ir::Value::Layout(x) => x,
-        v => panic!("{v}"),
-    }
+    brute(&common::fix(p, at), DEFAULT_WORK)
 }
 
 fn word(p: &Property) -> &'static str {
@@ -299,4 +266,13 @@ fn the_time_limit_interrupts_z3() {
     );
     assert_eq!(v, Verdict::Unknown("timeout".into()));
     assert!(t0.elapsed() < Duration::from_secs(10), "{:?}", t0.elapsed());
+    // The interrupted context is not reused: the next proof on this thread works.
+    assert_eq!(
+        prove(&Property::Injective(f(&s, "(M,4):(4,1)")), &opts()),
+        Verdict::Proved
+    );
+    let p = Property::Vectorizable(f(&s, "(M,3):(1,M)"), 2);
+    assert!(
+        matches!(prove(&p, &opts()), Verdict::Refuted(c) if c.summary.contains("is not a multiple of 2"))
+    );
 }
