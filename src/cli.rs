@@ -32,12 +32,13 @@ PROPERTIES
 
 OUTPUT
   one line per assertion: proved / refuted (with a re-checked counterexample) /
-  unknown (with the reason), and its time. --json, --junit FILE.
+  unknown (with the reason) / bad input, and its time. A file that cannot be read or
+  parsed is one bad-input result; the other files still run. --json, --junit FILE.
+  --timeout SECONDS bounds each assertion (z3, enumeration, re-checks): past it, unknown.
 
-EXIT CODES
-  0 all proved   1 something refuted   2 something unknown, nothing refuted
-  3 bad input (file:line:col and a caret, or a usage error such as --timeout abc or -j 0)
-  4 internal error
+EXIT CODES (the worst verdict's)
+  4 internal error, else 3 bad input (file:line:col and a caret, or a usage error such as
+  --timeout abc or -j 0), else 1 something refuted, else 2 something unknown, else 0 all proved
 ";
 
 fn collect(paths: &[String]) -> Result<Vec<String>, String> {
@@ -64,46 +65,33 @@ fn collect(paths: &[String]) -> Result<Vec<String>, String> {
     Ok(out)
 }
 
-fn options(timeout: f64) -> Options {
-    let ms = if timeout.is_finite() && timeout > 0.0 {
-        (timeout * 1000.0).round() as u64
-    } else {
-        60_000
-    };
-    Options {
-        timeout_ms: Some(ms.max(1)),
+/// The options of `--timeout SECONDS`: the time limit of each assertion, a positive number
+/// of seconds (at least one millisecond once rounded); anything else is bad input.
+fn options(timeout: f64) -> Result<Options, String> {
+    if !(timeout.is_finite() && timeout > 0.0 && timeout <= 1e9) {
+        return Err(format!(
+            "--timeout must be a positive number of seconds (at most 1e9), not {timeout}"
+        ));
     }
+    Ok(Options {
+        timeout_ms: Some(((timeout * 1000.0).round() as u64).max(1)),
+    })
 }
 
 /// `tessera check`.
 pub fn check(paths: &[String], as_json: bool, junit: Option<&str>, timeout: f64, jobs: Option<usize>) -> i32 {
-    let files = match collect(paths) {
-        Ok(f) => f,
+    let (files, opts) = match collect(paths).and_then(|f| Ok((f, options(timeout)?))) {
+        Ok(x) => x,
         Err(e) => {
             eprintln!("error: {e}");
             return exit::BAD_INPUT;
         }
     };
-    let mut assertions: Vec<Assertion> = Vec::new();
-    for f in &files {
-        let src = match std::fs::read_to_string(f) {
-            Ok(s) => s,
-            Err(e) => {
-                eprintln!("error: {f}: {e}");
-                return exit::BAD_INPUT;
-            }
-        };
-        match check::load(f, &src) {
-            Ok(cf) => assertions.extend(cf.assertions),
-            Err(e) => {
-                eprintln!("error: {e}");
-                return exit::BAD_INPUT;
-            }
-        }
-    }
+    // A bad file is one bad-input result; the others still run.
+    let loaded = check::load_all(&files);
     let threads = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let t0 = Instant::now();
-    let outcomes = check::run(&assertions, &options(timeout), threads);
+    let outcomes = check::run_all(&loaded, &opts, threads);
     let wall = t0.elapsed();
     emit(&outcomes, wall, threads, as_json, junit)
 }
@@ -132,6 +120,13 @@ fn emit(
 
 /// `tessera prove PROPERTY ARGS...`.
 pub fn prove(property: &str, args: &[String], params: &[String], timeout: f64, as_json: bool) -> i32 {
+    let opts = match options(timeout) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return exit::BAD_INPUT;
+        }
+    };
     let mut src = String::new();
     for p in params {
         src.push_str(&format!("param {p}\n"));
@@ -158,7 +153,8 @@ pub fn prove(property: &str, args: &[String], params: &[String], timeout: f64, a
             ..
         }) = cf.assertions.first()
     {
-        return match tessera_verifier::bank::analyze(b) {
+        let deadline = tessera_verifier::deadline::Deadline::after_ms(opts.timeout_ms);
+        return match tessera_verifier::bank::analyze_by(b, &deadline) {
             Ok(a) => {
                 match (&a.conflict, as_json) {
                     (_, true) => println!("{}", serde_json::json!({"degree": a.degree})),
@@ -172,11 +168,15 @@ pub fn prove(property: &str, args: &[String], params: &[String], timeout: f64, a
             }
             Err(e) => {
                 eprintln!("error: {e}");
-                exit::BAD_INPUT
+                match e {
+                    tessera_verifier::ProveError::Invalid(_) => exit::BAD_INPUT,
+                    tessera_verifier::ProveError::Internal(_) => exit::INTERNAL,
+                    _ => exit::UNKNOWN,
+                }
             }
         };
     }
     let t0 = Instant::now();
-    let outcomes = check::run(&cf.assertions, &options(timeout), 1);
+    let outcomes = check::run(&cf.assertions, &opts, 1);
     emit(&outcomes, t0.elapsed(), 1, as_json, None)
 }

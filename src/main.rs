@@ -29,7 +29,7 @@ enum Cmd {
         /// Also write a JUnit XML report to FILE.
         #[arg(long, value_name = "FILE")]
         junit: Option<String>,
-        /// z3's time limit per query, in seconds; a timeout makes the assertion unknown.
+        /// Time limit per assertion, in seconds (positive); past it the assertion is unknown.
         #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
         timeout: f64,
         /// Worker threads, at least 1 (default: every core).
@@ -48,7 +48,7 @@ enum Cmd {
         /// Declare symbolic parameters (as for eval).
         #[arg(long = "param", value_name = "DECL")]
         params: Vec<String>,
-        /// z3's time limit, in seconds.
+        /// Time limit, in seconds (positive); past it the answer is unknown.
         #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
         timeout: f64,
         /// Print the result as JSON.

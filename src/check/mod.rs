@@ -9,8 +9,9 @@
 //! assert conflict_degree((8,64):(64,1), TV, elem=2, access=16) == 8
 //! ```
 //!
-//! Each assertion ends as proved, refuted (with a re-checked counterexample) or unknown (with
-//! the reason). Assertions run in parallel, one z3 context per thread.
+//! Each assertion ends as proved, refuted (with a re-checked counterexample), unknown (with
+//! the reason) or bad input. Assertions run in parallel, each in a z3 context of its own. A
+//! file that cannot be read or parsed is one bad-input result; the other files still run.
 
 mod parse;
 mod props;
@@ -90,12 +91,81 @@ pub fn run(assertions: &[Assertion], opts: &Options, threads: usize) -> Vec<Outc
         .collect()
 }
 
-/// The exit code of a set of outcomes (design.md): 0 all proved, 1 something refuted,
-/// 2 something unknown and nothing refuted, 4 an internal error.
+/// A loaded check file, or the bad-input outcome of one that could not be loaded.
+#[derive(Clone, Debug)]
+pub enum Loaded {
+    /// The file's assertions.
+    File(CheckFile),
+    /// Why the file could not be read or parsed.
+    Bad(Outcome),
+}
+
+/// Loads every file. A file that cannot be read or parsed becomes one bad-input outcome,
+/// and its error is printed on stderr (file:line:col and a caret).
+pub fn load_all(files: &[String]) -> Vec<Loaded> {
+    files
+        .iter()
+        .map(|f| {
+            let bad = |line: usize, text: String, msg: String| {
+                Loaded::Bad(Outcome {
+                    file: f.clone(),
+                    line,
+                    text,
+                    verdict: Verdict::Invalid(msg),
+                    elapsed: Duration::ZERO,
+                })
+            };
+            match std::fs::read_to_string(f) {
+                Err(e) => {
+                    eprintln!("error: {f}: {e}");
+                    bad(0, String::new(), format!("cannot read the file: {e}"))
+                }
+                Ok(src) => match load(f, &src) {
+                    Ok(cf) => Loaded::File(cf),
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        bad(
+                            e.line,
+                            e.text.trim().to_string(),
+                            format!("column {}: {}", e.col, e.msg),
+                        )
+                    }
+                },
+            }
+        })
+        .collect()
+}
+
+/// Proves the assertions of every loaded file; outcomes in file order, a bad file's outcome
+/// in its place.
+pub fn run_all(loaded: &[Loaded], opts: &Options, threads: usize) -> Vec<Outcome> {
+    let assertions: Vec<Assertion> = loaded
+        .iter()
+        .filter_map(|l| match l {
+            Loaded::File(cf) => Some(cf.assertions.iter().cloned()),
+            Loaded::Bad(_) => None,
+        })
+        .flatten()
+        .collect();
+    let mut proved = run(&assertions, opts, threads).into_iter();
+    let mut out = Vec::new();
+    for l in loaded {
+        match l {
+            Loaded::File(cf) => out.extend(proved.by_ref().take(cf.assertions.len())),
+            Loaded::Bad(o) => out.push(o.clone()),
+        }
+    }
+    out
+}
+
+/// The exit code of a set of outcomes, the worst verdict's (design.md): 4 an internal error,
+/// else 3 bad input, else 1 something refuted, else 2 something unknown, else 0.
 pub fn exit_code(outcomes: &[Outcome]) -> i32 {
     use crate::exit;
     if outcomes.iter().any(|o| matches!(o.verdict, Verdict::Internal(_))) {
         exit::INTERNAL
+    } else if outcomes.iter().any(|o| matches!(o.verdict, Verdict::Invalid(_))) {
+        exit::BAD_INPUT
     } else if outcomes.iter().any(|o| matches!(o.verdict, Verdict::Refuted(_))) {
         exit::REFUTED
     } else if outcomes.iter().any(|o| matches!(o.verdict, Verdict::Unknown(_))) {

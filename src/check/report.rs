@@ -5,21 +5,31 @@ use serde_json::{Value, json};
 use std::time::Duration;
 use tessera_verifier::Verdict;
 
-fn counts(o: &[Outcome]) -> (usize, usize, usize, usize) {
+/// How many outcomes are proved, refuted, unknown, internal errors and bad input.
+struct Counts {
+    proved: usize,
+    refuted: usize,
+    unknown: usize,
+    internal: usize,
+    invalid: usize,
+}
+
+fn counts(o: &[Outcome]) -> Counts {
     let c = |f: fn(&Verdict) -> bool| o.iter().filter(|x| f(&x.verdict)).count();
-    (
-        c(|v| matches!(v, Verdict::Proved)),
-        c(|v| matches!(v, Verdict::Refuted(_))),
-        c(|v| matches!(v, Verdict::Unknown(_))),
-        c(|v| matches!(v, Verdict::Internal(_))),
-    )
+    Counts {
+        proved: c(|v| matches!(v, Verdict::Proved)),
+        refuted: c(|v| matches!(v, Verdict::Refuted(_))),
+        unknown: c(|v| matches!(v, Verdict::Unknown(_))),
+        internal: c(|v| matches!(v, Verdict::Internal(_))),
+        invalid: c(|v| matches!(v, Verdict::Invalid(_))),
+    }
 }
 
 fn detail(v: &Verdict) -> String {
     match v {
         Verdict::Proved => String::new(),
         Verdict::Refuted(c) => c.to_string(),
-        Verdict::Unknown(r) | Verdict::Internal(r) => r.clone(),
+        Verdict::Unknown(r) | Verdict::Internal(r) | Verdict::Invalid(r) => r.clone(),
     }
 }
 
@@ -40,16 +50,21 @@ pub fn text(outcomes: &[Outcome], wall: Duration, threads: usize) -> String {
             s.push_str(&format!("    {d}\n"));
         }
     }
-    let (p, r, u, i) = counts(outcomes);
+    let c = counts(outcomes);
+    let mut extra = String::new();
+    if c.invalid > 0 {
+        extra.push_str(&format!(", {} bad input", c.invalid));
+    }
+    if c.internal > 0 {
+        extra.push_str(&format!(", {} internal errors", c.internal));
+    }
     s.push_str(&format!(
-        "{} assertion{}: {p} proved, {r} refuted, {u} unknown{} ({:.2} s on {threads} thread{})\n",
+        "{} assertion{}: {} proved, {} refuted, {} unknown{extra} ({:.2} s on {threads} thread{})\n",
         outcomes.len(),
         if outcomes.len() == 1 { "" } else { "s" },
-        if i > 0 {
-            format!(", {i} internal errors")
-        } else {
-            String::new()
-        },
+        c.proved,
+        c.refuted,
+        c.unknown,
         wall.as_secs_f64(),
         if threads == 1 { "" } else { "s" }
     ));
@@ -78,16 +93,19 @@ pub fn json(outcomes: &[Outcome], wall: Duration, threads: usize) -> Value {
                         })).collect::<Vec<_>>(),
                     });
                 }
-                Verdict::Unknown(reason) | Verdict::Internal(reason) => r["reason"] = json!(reason),
+                Verdict::Unknown(reason) | Verdict::Internal(reason) | Verdict::Invalid(reason) => {
+                    r["reason"] = json!(reason)
+                }
                 Verdict::Proved => {}
             }
             r
         })
         .collect();
-    let (p, r, u, i) = counts(outcomes);
+    let c = counts(outcomes);
     json!({
         "results": results,
-        "summary": {"assertions": outcomes.len(), "proved": p, "refuted": r, "unknown": u, "internal": i,
+        "summary": {"assertions": outcomes.len(), "proved": c.proved, "refuted": c.refuted,
+                    "unknown": c.unknown, "internal": c.internal, "bad_input": c.invalid,
                     "wall_ms": wall.as_secs_f64() * 1e3, "threads": threads}
     })
 }
@@ -99,13 +117,15 @@ fn xml(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// JUnit XML: one test case per assertion; refuted is a failure, unknown an error.
+/// JUnit XML: one test case per assertion; refuted is a failure, unknown, bad input and
+/// internal errors are errors.
 pub fn junit(outcomes: &[Outcome], wall: Duration) -> String {
-    let (_, r, u, i) = counts(outcomes);
+    let c = counts(outcomes);
     let mut s = format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"tessera check\" tests=\"{}\" failures=\"{r}\" errors=\"{}\" time=\"{:.3}\">\n",
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"tessera check\" tests=\"{}\" failures=\"{}\" errors=\"{}\" time=\"{:.3}\">\n",
         outcomes.len(),
-        u + i,
+        c.refuted,
+        c.unknown + c.internal + c.invalid,
         wall.as_secs_f64()
     );
     for o in outcomes {
@@ -128,6 +148,10 @@ pub fn junit(outcomes: &[Outcome], wall: Duration) -> String {
             )),
             Verdict::Internal(m) => s.push_str(&format!(
                 ">\n      <error message=\"internal error\">{}</error>\n    </testcase>\n",
+                xml(m)
+            )),
+            Verdict::Invalid(m) => s.push_str(&format!(
+                ">\n      <error message=\"bad input\">{}</error>\n    </testcase>\n",
                 xml(m)
             )),
         }

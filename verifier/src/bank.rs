@@ -10,7 +10,8 @@
 //! Thread `t`'s `k`-th access covers the values `v = k*W/e ... (k+1)*W/e - 1` of the
 //! thread-value layout `TV` (mode 0: threads, mode 1: values; index `t + T*v`), which map
 //! through the shared-memory layout to element offsets, scaled by the element size `e`. The
-//! values of one access must be contiguous and the access aligned to `W`.
+//! values of one access must be contiguous and the access aligned to `W`; a question that
+//! breaks these rules is bad input ([`ProveError::Invalid`]).
 //!
 //! ```
 //! use tessera_verifier::{bank::{analyze, Bank}, Func};
@@ -28,12 +29,15 @@
 //! assert_eq!(analyze(&b).unwrap().degree, 1);
 //! ```
 
+use crate::deadline::Deadline;
+use crate::error::{PResult, ProveError};
 use crate::func::{Concrete, Func};
-use crate::query::{Outcome, Query, output_range};
+use crate::query::{Outcome, Query, Scope, output_range};
 use crate::verdict::{Counterexample, Verdict, Witness};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 use tessera_ir::sym::{Facts, SymInt};
-use tessera_ir::{Error, Result};
+use tessera_ir::{Codomain, Int};
 
 /// A bank-conflict question.
 #[derive(Clone, Debug)]
@@ -89,9 +93,9 @@ impl Cmp {
 pub struct Conflict {
     /// The access number (value chunk) of the instruction.
     pub access: i64,
-    /// First thread and its byte address.
+    /// First thread, and the first byte it reads in the bank's word.
     pub a: (i64, i64),
-    /// Second thread and its byte address.
+    /// Second thread, and the first byte it reads in the bank's word.
     pub b: (i64, i64),
     /// The bank both words fall in.
     pub bank: i64,
@@ -117,32 +121,46 @@ struct Geometry {
     words: i64,
 }
 
-fn geometry(b: &Bank) -> Result<Geometry> {
+/// Checks that a bank question is well-formed (bad input otherwise), without enumerating.
+pub fn validate(b: &Bank) -> PResult<()> {
+    geometry(b).map(|_| ())
+}
+
+fn geometry(b: &Bank) -> PResult<Geometry> {
+    let bad = |m: String| Err(ProveError::Invalid(format!("bank analysis: {m}")));
     if ![1, 2, 4, 8, 16].contains(&b.access) {
-        return Err(Error::invalid(format!(
+        return bad(format!(
             "access width {} bytes: must be 1, 2, 4, 8 or 16",
             b.access
-        )));
+        ));
     }
     if b.elem < 1 || b.access % b.elem != 0 {
-        return Err(Error::invalid(format!(
+        return bad(format!(
             "element size {} bytes must divide the access width {} bytes",
             b.elem, b.access
-        )));
+        ));
+    }
+    for (what, f) in [("shared-memory", &b.smem), ("thread-value", &b.tv)] {
+        match f.codomain() {
+            Ok(Codomain::Coord) => {
+                return bad(format!("the {what} layout {f} is coordinate-valued, not offsets"));
+            }
+            Err(e) => return bad(e.to_string()),
+            Ok(_) => {}
+        }
     }
     let none = HashMap::new();
-    let smem = b
-        .smem
-        .at(&none)
-        .map_err(|_| Error::invalid("bank analysis needs concrete layouts: bind the parameters"))?;
-    let tv =
-        b.tv.at(&none)
-            .map_err(|_| Error::invalid("bank analysis needs concrete layouts: bind the parameters"))?;
+    let concrete = |f: &Func| {
+        f.at(&none).map_err(|_| {
+            ProveError::Invalid("bank analysis needs concrete layouts: bind the parameters".into())
+        })
+    };
+    let (smem, tv) = (concrete(&b.smem)?, concrete(&b.tv)?);
     let shape = b.tv.shape();
     if shape.rank() != 2 || shape.is_leaf() {
-        return Err(Error::invalid(format!(
+        return bad(format!(
             "the thread-value layout must have rank 2, a shape (threads, values), not the shape {shape}"
-        )));
+        ));
     }
     let threads = SymInt::eval(
         &tessera_ir::shape::size(&shape.mode(0).unwrap_or_else(|| shape.clone()))?,
@@ -153,17 +171,17 @@ fn geometry(b: &Bank) -> Result<Geometry> {
         &none,
     )?;
     if threads.saturating_mul(values) > 1 << 26 {
-        return Err(Error::invalid(format!(
+        return Err(ProveError::Unknown(format!(
             "the thread-value layout has {} accesses; the bank analysis handles up to 2^26",
             threads.saturating_mul(values)
         )));
     }
     let vpa = b.access / b.elem;
     if values % vpa != 0 {
-        return Err(Error::invalid(format!(
+        return bad(format!(
             "each thread has {values} values, not a multiple of the {vpa} values of one {}-byte access",
             b.access
-        )));
+        ));
     }
     let phase = match b.access {
         8 => 16,
@@ -183,35 +201,60 @@ fn geometry(b: &Bank) -> Result<Geometry> {
 
 impl Geometry {
     /// The byte address of thread `t`'s access `c`, checking contiguity and alignment.
-    fn address(&self, b: &Bank, t: i64, c: i64) -> Result<i64> {
+    fn address(&self, b: &Bank, t: i64, c: i64) -> PResult<i64> {
+        let bad = |m: String| ProveError::Invalid(format!("bank analysis: {m}"));
         let v0 = c * self.vpa;
         let e0 = self.smem.offset(self.tv.offset(t + self.threads * v0)?)?;
         for k in 1..self.vpa {
             let ek = self.smem.offset(self.tv.offset(t + self.threads * (v0 + k))?)?;
-            if ek != e0 + k {
-                return Err(Error::invalid(format!(
+            if e0.checked_add(k) != Some(ek) {
+                return Err(bad(format!(
                     "thread {t}'s access {c} is not contiguous: value {} is at element {ek}, not {}",
                     v0 + k,
-                    e0 + k
+                    i128::from(e0) + i128::from(k)
                 )));
             }
         }
-        let addr = e0
-            .checked_mul(b.elem)
-            .ok_or_else(|| Error::Overflow(format!("{e0} * {}", b.elem)))?;
+        let addr = e0.mul(&b.elem)?;
         if addr.rem_euclid(b.access) != 0 {
-            return Err(Error::invalid(format!(
+            return Err(bad(format!(
                 "thread {t}'s access {c} at byte {addr} is not aligned to {} bytes",
                 b.access
             )));
         }
         Ok(addr)
     }
+
+    /// Checks every access (contiguous and aligned), by the deadline.
+    fn check_all(&self, b: &Bank, deadline: &Deadline) -> PResult<()> {
+        let mut step = 0u64;
+        for t in 0..self.threads {
+            for c in 0..self.chunks {
+                deadline.poll(step)?;
+                step += 1;
+                self.address(b, t, c)?;
+            }
+        }
+        Ok(())
+    }
 }
 
+/// The first byte of word `w` that an access starting at byte `a` reads.
+fn byte_in_word(a: i64, w: i64) -> i64 {
+    a.max(w.saturating_mul(4))
+}
+
+impl Geometry {}
+
 /// The exact wavefront count, by enumerating every thread and access.
-pub fn analyze(b: &Bank) -> Result<Analysis> {
+pub fn analyze(b: &Bank) -> PResult<Analysis> {
+    analyze_by(b, &Deadline::none())
+}
+
+/// [`analyze`] within a deadline.
+pub fn analyze_by(b: &Bank, deadline: &Deadline) -> PResult<Analysis> {
     let g = geometry(b)?;
+    let mut step = 0u64;
     let mut worst = Analysis {
         degree: 1,
         conflict: None,
@@ -221,14 +264,17 @@ pub fn analyze(b: &Bank) -> Result<Analysis> {
         while start < g.threads {
             let end = (start + g.phase).min(g.threads);
             // bank -> [(word, thread, address)]
-            let mut banks: HashMap<i64, Vec<(i64, i64, i64)>> = HashMap::new();
+            // Ordered by bank, so that the reported pair does not depend on hashing.
+            let mut banks: BTreeMap<i64, Vec<(i64, i64, i64)>> = BTreeMap::new();
             for t in start..end {
+                deadline.poll(step)?;
+                step += 1;
                 let a = g.address(b, t, c)?;
                 for j in 0..g.words {
                     let w = a.div_euclid(4) + j;
                     let list = banks.entry(w.rem_euclid(32)).or_default();
                     if !list.iter().any(|x| x.0 == w) {
-                        list.push((w, t, a));
+                        list.push((w, t, byte_in_word(a, w)));
                     }
                 }
             }
@@ -278,8 +324,8 @@ fn conflict_witnesses(c: &Conflict) -> Vec<Witness> {
 }
 
 /// `conflict_degree(...) OP n`, by exact analysis.
-pub fn degree_verdict(b: &Bank, cmp: Cmp, n: i64) -> Result<Verdict> {
-    let a = analyze(b)?;
+pub fn degree_verdict(b: &Bank, cmp: Cmp, n: i64, deadline: &Deadline) -> PResult<Verdict> {
+    let a = analyze_by(b, deadline)?;
     if cmp.holds(a.degree, n) {
         return Ok(Verdict::Proved);
     }
@@ -297,21 +343,24 @@ pub fn degree_verdict(b: &Bank, cmp: Cmp, n: i64) -> Result<Verdict> {
 
 /// Conflict-freedom with z3: is there an access and two threads of one phase that reach
 /// distinct words of one bank? A counterexample is re-checked by direct evaluation.
-pub fn prove_conflict_free(b: &Bank, timeout_ms: Option<u64>) -> Result<Verdict> {
+pub fn prove_conflict_free(b: &Bank, deadline: &Deadline) -> PResult<Verdict> {
     let g = geometry(b)?;
+    // Malformed accesses are bad input whatever z3 finds.
+    g.check_all(b, deadline)?;
     let (es, et) = (b.smem.lower()?, b.tv.lower()?);
     let n_tv = g.threads * g.chunks * g.vpa;
     let tv_range: (i128, i128) = (0, n_tv as i128 - 1);
     let none = Facts::default();
-    let sr = output_range(&none, &et, tv_range);
-    let er = output_range(&none, &es, sr);
+    let sr = output_range(&none, &et, tv_range)?;
+    let er = output_range(&none, &es, sr)?;
     let top = er.0.abs().max(er.1.abs()).saturating_mul(b.elem as i128 + 1);
-    let mut q = Query::new(
-        std::sync::Arc::new(Facts::default()),
-        &[(&et, tv_range), (&es, sr)],
-        &[n_tv as i128, top, 4096],
-        timeout_ms,
-    )?;
+    let scope = Scope {
+        apps: vec![(&et, tv_range), (&es, sr)],
+        syms: vec![],
+        extra: vec![n_tv as i128, top, 4096],
+        quantified: false,
+    };
+    let mut q = Query::new(Arc::new(Facts::default()), &scope, *deadline)?;
     let k = |v: i64| q.konst(v);
     let (zero, nthreads, nchunks, phase, four, banks, elem, vpa, t_count) = (
         k(0),
@@ -338,7 +387,7 @@ pub fn prove_conflict_free(b: &Bank, timeout_ms: Option<u64>) -> Result<Verdict>
             .eq(&q.divmod(&t2, &phase, true)?.0)?,
     );
     let word =
-        |q: &mut Query, t: &crate::encode::Term, j: &crate::encode::Term| -> Result<crate::encode::Term> {
+        |q: &mut Query, t: &crate::encode::Term, j: &crate::encode::Term| -> PResult<crate::encode::Term> {
             let idx = t.add(&t_count.mul(&c.mul(&vpa)?)?)?;
             let li = q.apply_offset(&et, &idx, tv_range)?;
             let off = q.apply_offset(&es, &li, sr)?;
@@ -353,16 +402,8 @@ pub fn prove_conflict_free(b: &Bank, timeout_ms: Option<u64>) -> Result<Verdict>
             .1
             .eq(&q.divmod(&w2, &banks, false)?.1)?,
     );
-    match q.solve() {
-        Outcome::Unsat => {
-            // No conflicting pair; the accesses must also be well-formed vectors.
-            for t in 0..g.threads {
-                for ch in 0..g.chunks {
-                    g.address(b, t, ch)?;
-                }
-            }
-            Ok(Verdict::Proved)
-        }
+    match q.solve()? {
+        Outcome::Unsat => Ok(Verdict::Proved),
         Outcome::Unknown(r) => Ok(Verdict::Unknown(format!("z3: {r}"))),
         Outcome::Sat(m) => {
             let idx: HashMap<String, i64> = q.model_indices(&m).into_iter().collect();
@@ -370,18 +411,24 @@ pub fn prove_conflict_free(b: &Bank, timeout_ms: Option<u64>) -> Result<Verdict>
             let (t1, t2, c) = (get("t1"), get("t2"), get("access"));
             let (a1, a2) = (g.address(b, t1, c)?, g.address(b, t2, c)?);
             let (w1, w2) = (a1.div_euclid(4) + get("j1"), a2.div_euclid(4) + get("j2"));
-            if t1 / g.phase != t2 / g.phase || w1 == w2 || w1.rem_euclid(32) != w2.rem_euclid(32) {
-                return Ok(Verdict::Internal(format!(
+            let words = 0..g.words;
+            if t1 / g.phase != t2 / g.phase
+                || !words.contains(&get("j1"))
+                || !words.contains(&get("j2"))
+                || w1 == w2
+                || w1.rem_euclid(32) != w2.rem_euclid(32)
+            {
+                return Err(ProveError::internal(format!(
                     "z3's bank conflict does not reproduce: {idx:?}"
                 )));
             }
             let conflict = Conflict {
                 access: c,
-                a: (t1, a1),
-                b: (t2, a2),
+                a: (t1, byte_in_word(a1, w1)),
+                b: (t2, byte_in_word(a2, w2)),
                 bank: w1.rem_euclid(32),
             };
-            let degree = analyze(b)?.degree;
+            let degree = analyze_by(b, deadline)?.degree;
             Ok(Verdict::Refuted(Counterexample {
                 params: vec![],
                 witnesses: conflict_witnesses(&conflict),

@@ -2,13 +2,17 @@
 //! index. The test oracle for every z3 answer, and the reference for small domains.
 
 use crate::bank;
-use crate::func::{Concrete, Func, Point, same_point, show_point};
-use crate::property::{Property, facts, funcs, witness};
+use crate::checks::witness;
+use crate::deadline::Deadline;
+use crate::error::{PResult, ProveError};
+use crate::func::{Concrete, Point, same_point, show_point};
+use crate::property::{Property, facts, params, validate};
 use crate::verdict::{Counterexample, Verdict};
 use std::collections::{HashMap, HashSet};
-use tessera_ir::index::Var;
+use tessera_ir::shape;
 use tessera_ir::sym::Facts;
-use tessera_ir::{Error, Result, shape};
+
+type Result<T> = PResult<T>;
 
 /// The most parameter valuations times indices brute force visits.
 pub const DEFAULT_WORK: u64 = 1 << 24;
@@ -24,17 +28,23 @@ fn refuted(summary: String, ws: Vec<crate::verdict::Witness>, params: &HashMap<S
 }
 
 /// Every valuation of `names` admitted by the facts; an error when a parameter is unbounded
-/// or there are more than `limit`.
-pub fn valuations(facts: &Facts, names: &[String], limit: u64) -> Result<Vec<HashMap<String, i64>>> {
+/// or undeclared, or when there are more than `limit`.
+pub fn valuations<'a>(
+    facts: &Facts,
+    names: impl IntoIterator<Item = &'a String>,
+    limit: u64,
+) -> Result<Vec<HashMap<String, i64>>> {
     let mut out = vec![HashMap::new()];
     for n in names {
-        let f = facts.get(n).cloned().unwrap_or_default();
+        let f = facts
+            .get(n)
+            .ok_or_else(|| ProveError::internal(format!("parameter {n} has no declared facts")))?;
         let (lo, hi) = f.bounds();
-        let hi = hi.ok_or_else(|| Error::invalid(format!("parameter {n} has no upper bound")))?;
+        let hi = hi.ok_or_else(|| ProveError::Unknown(format!("parameter {n} has no upper bound")))?;
         let k = f.modulus.max(1) as i128;
         let count = if hi < lo { 0 } else { (hi - lo) / k + 1 };
         if (out.len() as i128).saturating_mul(count) > limit as i128 {
-            return Err(Error::invalid(format!("more than {limit} parameter values")));
+            return Err(ProveError::Unknown(format!("more than {limit} parameter values")));
         }
         let mut next = Vec::with_capacity(out.len() * count as usize);
         for base in &out {
@@ -51,46 +61,19 @@ pub fn valuations(facts: &Facts, names: &[String], limit: u64) -> Result<Vec<Has
     Ok(out)
 }
 
-fn params_of(p: &Property) -> Result<Vec<String>> {
-    let mut names: Vec<String> = Vec::new();
-    let mut add = |f: &Func| -> Result<()> {
-        for v in f.lower()?.inputs() {
-            if let Var::Param(n) = v {
-                names.push(n);
-            }
-        }
-        if let Ok(s) = f.size() {
-            for v in tessera_ir::index::lower_sym(&s)?.inputs() {
-                if let Var::Param(n) = v {
-                    names.push(n);
-                }
-            }
-        }
-        Ok(())
-    };
-    for f in funcs(p) {
-        add(f)?;
-    }
-    let f = facts(p);
-    names.extend(f.names().map(String::from));
-    names.sort();
-    names.dedup();
-    Ok(names)
-}
-
-/// Answers a property by enumeration, visiting at most `work` points in total.
+/// Answers a property by enumeration of every parameter value the facts admit (for the
+/// parameters the property mentions) and every index, visiting at most `work` points in total.
 pub fn brute(p: &Property, work: u64) -> Verdict {
-    match brute_inner(p, work) {
+    match validate(p).and_then(|()| brute_inner(p, work)) {
         Ok(v) => v,
-        Err(Error::Undecided { op, cond }) => Verdict::Unknown(format!("{op} needs {cond}")),
-        Err(e) => Verdict::Unknown(e.to_string()),
+        Err(e) => Verdict::from_error(e),
     }
 }
 
 fn check_work(n: i64, budget: &mut u64) -> Result<()> {
     let n = n.max(0) as u64;
     if n > *budget {
-        return Err(Error::invalid("domain too large for brute force"));
+        return Err(ProveError::Unknown("domain too large for brute force".into()));
     }
     *budget -= n;
     Ok(())
@@ -110,7 +93,7 @@ fn brute_inner(p: &Property, work: u64) -> Result<Verdict> {
                 })
             });
         }
-        Property::ConflictDegree(b, cmp, n) => return bank::degree_verdict(b, *cmp, *n),
+        Property::ConflictDegree(b, cmp, n) => return bank::degree_verdict(b, *cmp, *n, &Deadline::none()),
         Property::Compatible(a, b) => {
             return Ok(if shape::compatible(a, b)? {
                 Verdict::Proved
@@ -125,7 +108,7 @@ fn brute_inner(p: &Property, work: u64) -> Result<Verdict> {
         _ => {}
     }
     let f = facts(p);
-    let vals = valuations(&f, &params_of(p)?, work)?;
+    let vals = valuations(&f, &params(p), work)?;
     let mut budget = work;
     for ps in &vals {
         if let Some(v) = one(p, ps, &mut budget)? {
@@ -203,7 +186,7 @@ fn one(p: &Property, ps: &HashMap<String, i64>, budget: &mut u64) -> Result<Opti
             let (ca, cc) = (a.at(ps)?, c.at(ps)?);
             let (na, nc) = (ca.size()?, cc.size()?);
             check_work(na + nc, budget)?;
-            let image: HashSet<i64> = (0..na).map(|j| ca.offset(j)).collect::<Result<_>>()?;
+            let image: HashSet<i64> = (0..na).map(|j| ca.offset(j)).collect::<tessera_ir::Result<_>>()?;
             let mut prev = cc.offset(0)?;
             for i in 1..nc {
                 let x = cc.offset(i)?;
@@ -259,6 +242,13 @@ fn one(p: &Property, ps: &HashMap<String, i64>, budget: &mut u64) -> Result<Opti
             check_work(n, budget)?;
             for i in 0..n {
                 let bi = cb.offset(i)?;
+                if !ca.has_index(bi) {
+                    return Ok(Some(refuted(
+                        format!("A(B({i})) is undefined: B({i}) = {bi} is no index of an F2 layout"),
+                        vec![],
+                        ps,
+                    )));
+                }
                 let (want, got) = (ca.eval(bi)?, cr.eval(i)?);
                 if !same_point(&want, &got) {
                     return Ok(Some(refuted(
@@ -367,7 +357,7 @@ fn in_bounds(c: &Concrete, hi: i64, ps: &HashMap<String, i64>, budget: &mut u64)
     check_work(n, budget)?;
     let offs = match c.offsets()? {
         Some(o) => o,
-        None => (0..n).map(|x| c.offset(x)).collect::<Result<_>>()?,
+        None => (0..n).map(|x| c.offset(x)).collect::<tessera_ir::Result<_>>()?,
     };
     for (x, v) in (0..).zip(offs) {
         if !(0..hi).contains(&v) {
@@ -392,6 +382,13 @@ fn inverse(
     check_work(n, budget)?;
     for x in 0..n {
         let fx = inner.offset(x)?;
+        if !outer.has_index(fx) {
+            return Ok(Some(refuted(
+                format!("{what} is undefined for x = {x}: the inner value {fx} is no index of an F2 layout"),
+                vec![witness("x", inner, x)?],
+                ps,
+            )));
+        }
         let back = outer.offset(fx)?;
         if back != x {
             return Ok(Some(refuted(

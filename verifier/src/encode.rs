@@ -5,13 +5,26 @@
 //! Otherwise the encoding is over z3 integers (linear arithmetic when the divisors are
 //! constants): each `a / b` and `a % b` becomes a quotient variable `q` and a remainder
 //! variable `r` with the side condition `a == q*b + r`, `0 <= r < b` (or `b < r <= 0` for a
-//! negative divisor); bitwise operations are refused.
+//! negative divisor); bitwise operations are refused. Inside a quantifier those variables are
+//! bound by the quantifier and their conditions join its body ([`Sides`]).
 
+use crate::error::{PResult, ProveError};
 use crate::width::Range;
 use std::collections::{BTreeMap, HashMap};
 use tessera_ir::index::{IndexExpr, Node, Var};
-use tessera_ir::{Error, Result};
 use z3::ast::{BV, Bool, Int};
+
+type Result<T> = PResult<T>;
+
+/// The side conditions of an encoding: the definitions of its quotient and remainder
+/// variables, and the variables themselves (which a quantifier must bind).
+#[derive(Default)]
+pub struct Sides {
+    /// Conditions that define the local variables.
+    pub conds: Vec<Bool>,
+    /// The quotient and remainder variables.
+    pub locals: Vec<Term>,
+}
 
 /// The arithmetic of a query.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,7 +65,7 @@ impl Term {
         match (self, o) {
             (Term::B(a), Term::B(b)) => Ok(Pair::B(a, b)),
             (Term::I(a), Term::I(b)) => Ok(Pair::I(a, b)),
-            _ => Err(Error::invalid("internal: mixed encodings in one query")),
+            _ => Err(ProveError::internal("mixed encodings in one query")),
         }
     }
 
@@ -84,6 +97,8 @@ impl Term {
     /// divisor positive, which allows the unsigned operations. Over integers the result is a
     /// pair of fresh variables and the side condition that defines them.
     pub fn floor_divmod(&self, o: &Term, nonneg: bool) -> Result<(Term, Term, Option<Bool>)> {
+        // The integer case binds `q` and `r` by its side condition: `a == q*b + r`,
+        // `b != 0`, and `0 <= r < b` or `b < r <= 0`.
         Ok(match self.pair(o)? {
             Pair::B(a, b) if nonneg => (Term::B(a.bvudiv(b)), Term::B(a.bvurem(b)), None),
             Pair::B(a, b) => {
@@ -112,11 +127,11 @@ impl Term {
         })
     }
 
-    fn bits(&self, o: &Term, op: &str, f: impl Fn(&BV, &BV) -> BV) -> Result<Term> {
+    fn bits(&self, o: &Term, op: &str, why_int: &str, f: impl Fn(&BV, &BV) -> BV) -> Result<Term> {
         match self.pair(o)? {
             Pair::B(a, b) => Ok(Term::B(f(a, b))),
-            Pair::I(..) => Err(Error::invalid(format!(
-                "'{op}' needs bounded parameters (bit-vectors); give every parameter an upper bound"
+            Pair::I(..) => Err(ProveError::Unknown(format!(
+                "'{op}' needs bit-vectors, and this query is over integers: {why_int}"
             ))),
         }
     }
@@ -161,10 +176,10 @@ impl Term {
         }
     }
 
-    /// The value of this term in a model.
+    /// The value of this term in a model (bit-vectors read as signed).
     pub fn value(&self, m: &z3::Model) -> Option<i64> {
         match self {
-            Term::B(b) => m.eval(b, true)?.as_i64(),
+            Term::B(b) => m.eval(&b.to_int(true), true)?.as_i64(),
             Term::I(i) => m.eval(i, true)?.as_i64(),
         }
     }
@@ -176,13 +191,16 @@ enum Pair<'a> {
 }
 
 /// Encodes an index expression with its inputs bound to terms. `ranges` are the node
-/// intervals of the same expression (see [`crate::width::ranges`]). Returns the outputs.
+/// intervals of the same expression (see [`crate::width::ranges`]); `why_int` says why an
+/// integer query is not over bit-vectors, for the message of a bitwise operation. Returns
+/// the outputs.
 pub fn encode(
     e: &IndexExpr,
     mode: Mode,
+    why_int: &str,
     inputs: &HashMap<Var, Term>,
     ranges: &[Range],
-    sides: &mut Vec<Bool>,
+    sides: &mut Sides,
 ) -> Result<BTreeMap<String, Term>> {
     let live = live(e);
     let mut t: Vec<Option<Term>> = vec![None; e.nodes().len()];
@@ -193,27 +211,30 @@ pub fn encode(
         let g = |id: &tessera_ir::index::NodeId| -> Result<Term> {
             t[id.0 as usize]
                 .clone()
-                .ok_or_else(|| Error::invalid("internal: operand not encoded"))
+                .ok_or_else(|| ProveError::internal("operand not encoded"))
         };
         let v = match n {
             Node::Const(c) => Term::konst(mode, *c),
             Node::Var(v) => inputs
                 .get(v)
                 .cloned()
-                .ok_or_else(|| Error::invalid(format!("internal: no term for input {v}")))?,
+                .ok_or_else(|| ProveError::internal(format!("no term for input {v}")))?,
             Node::Add(a, b) => g(a)?.add(&g(b)?)?,
             Node::Sub(a, b) => g(a)?.sub(&g(b)?)?,
             Node::Mul(a, b) => g(a)?.mul(&g(b)?)?,
             Node::Div(a, b) | Node::Mod(a, b) => {
                 let nonneg = ranges[a.0 as usize].0 >= 0 && ranges[b.0 as usize].0 >= 1;
                 let (q, r, side) = g(a)?.floor_divmod(&g(b)?, nonneg)?;
-                sides.extend(side);
+                if let Some(side) = side {
+                    sides.conds.push(side);
+                    sides.locals.extend([q.clone(), r.clone()]);
+                }
                 if matches!(n, Node::Div(..)) { q } else { r }
             }
-            Node::Xor(a, b) => g(a)?.bits(&g(b)?, "^", |x, y| x.bvxor(y))?,
-            Node::And(a, b) => g(a)?.bits(&g(b)?, "&", |x, y| x.bvand(y))?,
-            Node::Shl(a, b) => g(a)?.bits(&g(b)?, "<<", |x, y| x.bvshl(y))?,
-            Node::Shr(a, b) => g(a)?.bits(&g(b)?, ">>", |x, y| x.bvashr(y))?,
+            Node::Xor(a, b) => g(a)?.bits(&g(b)?, "^", why_int, |x, y| x.bvxor(y))?,
+            Node::And(a, b) => g(a)?.bits(&g(b)?, "&", why_int, |x, y| x.bvand(y))?,
+            Node::Shl(a, b) => g(a)?.bits(&g(b)?, "<<", why_int, |x, y| x.bvshl(y))?,
+            Node::Shr(a, b) => g(a)?.bits(&g(b)?, ">>", why_int, |x, y| x.bvashr(y))?,
             Node::Min(a, b) => {
                 let (x, y) = (g(a)?, g(b)?);
                 Term::ite(&x.le(&y)?, &x, &y)?
@@ -235,7 +256,7 @@ pub fn encode(
             name.clone(),
             t[id.0 as usize]
                 .clone()
-                .ok_or_else(|| Error::invalid("internal: output not encoded"))?,
+                .ok_or_else(|| ProveError::internal("output not encoded"))?,
         );
     }
     Ok(out)

@@ -1,11 +1,11 @@
 //! The functions the properties talk about: layouts and composed (swizzled) layouts over
 //! symbolic integers, with their lowering and their direct evaluation at concrete values.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use tessera_ir::algebra::coalesce_z;
 use tessera_ir::index::{IndexExpr, lower_composed, lower_index};
-use tessera_ir::sym::SymInt;
-use tessera_ir::{ComposedLayout, Error, HTuple, Layout, Result, Stride};
+use tessera_ir::sym::{Atom, Poly, SymInt};
+use tessera_ir::{Codomain, ComposedLayout, Error, HTuple, Layout, Result, Stride};
 
 /// A layout-like function of a linear index.
 #[derive(Clone, Debug, PartialEq)]
@@ -57,6 +57,43 @@ impl Func {
         match self {
             Func::Layout(l) => l.shape(),
             Func::Composed(c) => c.inner.shape(),
+        }
+    }
+
+    /// Every symbolic integer the function is made of: extents, strides, the offset.
+    pub fn syms(&self) -> Vec<SymInt> {
+        let (l, off) = match self {
+            Func::Layout(l) => (l, None),
+            Func::Composed(c) => (&c.inner, Some(c.offset.clone())),
+        };
+        let mut out: Vec<SymInt> = l.flat_shape().to_vec();
+        for d in l.flat_stride() {
+            out.extend(d.terms().into_iter().map(|(_, v)| v));
+        }
+        out.extend(off);
+        out
+    }
+
+    /// Whether some indices have no value: `F2` strides scale by non-negative integers only,
+    /// so an `F2` layout has no value at a negative index (see [`Concrete::has_index`]).
+    pub fn partial(&self) -> bool {
+        match self {
+            Func::Layout(l) => has_f2(l),
+            Func::Composed(c) => has_f2(&c.inner),
+        }
+    }
+
+    /// What the function's values are: integers (also `F2`, whose values are integers), or
+    /// coordinates. Bad input when it mixes kinds of strides.
+    pub fn codomain(&self) -> Result<Codomain> {
+        match self {
+            Func::Layout(l) => l.codomain(),
+            Func::Composed(c) => match c.inner.codomain()? {
+                Codomain::Coord => Err(Error::invalid(format!(
+                    "{c}: a composed layout needs an integer-valued inner layout"
+                ))),
+                k => Ok(k),
+            },
         }
     }
 
@@ -162,17 +199,18 @@ impl Concrete {
                     c.swizzle.map_or(x, |s| s.apply(x))
                 }
             });
-            // Advance the colexicographic odometer.
+            // Advance the colexicographic odometer. A wrapping digit takes back its last
+            // term `(s-1)*d`, a value the layout itself reaches (`s*d` may not fit).
             for k in 0..shape.len() {
-                crd[k] += 1;
-                off = off
-                    .checked_add(strides[k])
-                    .ok_or_else(|| Error::Overflow("offset".into()))?;
-                if crd[k] < shape[k] {
+                if crd[k] + 1 < shape[k] {
+                    crd[k] += 1;
+                    off = off
+                        .checked_add(strides[k])
+                        .ok_or_else(|| Error::Overflow("offset".into()))?;
                     break;
                 }
                 let span = strides[k]
-                    .checked_mul(shape[k])
+                    .checked_mul(shape[k] - 1)
                     .ok_or_else(|| Error::Overflow("offset".into()))?;
                 off = off
                     .checked_sub(span)
@@ -181,6 +219,17 @@ impl Concrete {
             }
         }
         Ok(Some(out))
+    }
+
+    /// Whether the function has a value at index `i`: every integer for integer and
+    /// coordinate strides (the last mode absorbs any index), only `i >= 0` for `F2` strides,
+    /// which scale by non-negative integers only.
+    pub fn has_index(&self, i: i64) -> bool {
+        let l = match self {
+            Concrete::Layout(l) => l,
+            Concrete::Composed(c) => &c.inner,
+        };
+        i >= 0 || !has_f2(l)
     }
 
     /// The integer offset at `i` (an error for coordinate-valued functions).
@@ -221,4 +270,29 @@ pub fn show_point(p: &Point) -> String {
         .map(|(k, v)| format!("{}={v}", k.trim_start_matches("coord")))
         .collect();
     format!("({})", parts.join(","))
+}
+
+/// Whether some stride is an `F2` stride (zero ones included).
+fn has_f2<I: tessera_ir::Int>(l: &Layout<I>) -> bool {
+    l.flat_stride().iter().any(|d| matches!(d, Stride::F2(_)))
+}
+
+/// The parameters a symbolic integer mentions (inside floor quotients too).
+pub fn params_of(s: &SymInt, out: &mut BTreeSet<String>) {
+    fn walk(p: &Poly, out: &mut BTreeSet<String>) {
+        for (m, _) in p.terms() {
+            for (a, _) in m {
+                match a {
+                    Atom::Param(n) => {
+                        out.insert(n.to_string());
+                    }
+                    Atom::FloorDiv(x, y) => {
+                        walk(x, out);
+                        walk(y, out);
+                    }
+                }
+            }
+        }
+    }
+    walk(s.poly(), out);
 }

@@ -19,13 +19,19 @@
 
 pub mod bank;
 pub mod brute;
+pub mod checks;
+mod coverage;
+pub mod deadline;
 pub mod encode;
+pub mod enumerate;
+pub mod error;
 pub mod func;
 pub mod property;
 pub mod query;
 pub mod verdict;
 pub mod width;
 
+pub use error::ProveError;
 pub use func::{Concrete, Func};
-pub use property::{Options, Property, prove};
+pub use property::{Options, Property, prove, validate};
 pub use verdict::{Counterexample, Verdict, Witness};

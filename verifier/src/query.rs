@@ -1,14 +1,23 @@
 //! A z3 query over parameters and index variables, with the arithmetic chosen from bounds.
+//!
+//! A query encodes only the parameters its expressions use: an unrelated declared
+//! parameter, bounded or not, changes neither the arithmetic nor the constraints. Each used
+//! parameter is constrained by its declared facts (an undeclared one is an internal error).
+//! The width of the bit-vectors covers every node of every expression the query evaluates
+//! (the layouts at their index ranges, the sizes and bounds it compares), every parameter's
+//! range and the extra magnitudes the property adds, with headroom for one more sum.
 
-use crate::encode::{Mode, Term, encode};
-use crate::width::{Range, UNBOUNDED, bits_for, magnitude, ranges};
-use std::collections::{BTreeMap, HashMap};
+use crate::deadline::Deadline;
+use crate::encode::{Mode, Sides, Term, encode};
+use crate::error::{PResult, ProveError};
+use crate::width::{MAX_BV_BITS, Range, bits_for, magnitude, ranges};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
+use tessera_ir::Int;
 use tessera_ir::index::{IndexExpr, Var, lower_sym};
 use tessera_ir::sym::{Facts, SymInt};
-use tessera_ir::{Int, Result};
 use z3::ast::Bool;
-use z3::{Params, SatResult, Solver};
+use z3::{SatResult, Solver};
 
 /// The outcome of solving.
 pub enum Outcome {
@@ -20,30 +29,59 @@ pub enum Outcome {
     Unknown(String),
 }
 
+/// What a query evaluates, for its width and its parameters.
+#[derive(Default)]
+pub struct Scope<'a> {
+    /// Expressions applied to index values in a range.
+    pub apps: Vec<(&'a IndexExpr, Range)>,
+    /// Symbolic integers the query encodes (sizes, bounds).
+    pub syms: Vec<&'a SymInt>,
+    /// Other magnitudes the query compares or forms.
+    pub extra: Vec<i128>,
+    /// The query has a universal quantifier.
+    pub quantified: bool,
+}
+
 /// A solver with the parameters of the functions involved.
 pub struct Query {
     mode: Mode,
+    why_int: String,
     solver: Solver,
     facts: Arc<Facts>,
+    used: BTreeSet<String>,
     params: BTreeMap<String, Term>,
     param_ranges: HashMap<Var, Range>,
+    deadline: Deadline,
     /// Named index variables, in creation order, for counterexamples.
     pub indices: Vec<(String, Term)>,
 }
 
-/// The range of every declared parameter.
-pub fn param_ranges(facts: &Facts) -> (HashMap<Var, Range>, bool) {
-    let mut m = HashMap::new();
-    let mut bounded = true;
-    for n in facts.names() {
-        let f = facts.get(n).cloned().unwrap_or_default();
-        let (lo, hi) = f.bounds();
-        if hi.is_none() {
-            bounded = false;
+/// The parameters an expression reads.
+fn params_in(e: &IndexExpr, out: &mut BTreeSet<String>) {
+    for v in e.inputs() {
+        if let Var::Param(n) = v {
+            out.insert(n);
         }
-        m.insert(Var::Param(n.to_string()), (lo, hi.unwrap_or(UNBOUNDED.1)));
     }
-    (m, bounded)
+}
+
+/// The ranges of some parameters under their facts; an internal error for an undeclared one.
+pub fn param_ranges<'a>(
+    facts: &Facts,
+    names: impl IntoIterator<Item = &'a String>,
+) -> PResult<HashMap<Var, Range>> {
+    let mut m = HashMap::new();
+    for n in names {
+        let f = facts
+            .get(n)
+            .ok_or_else(|| ProveError::internal(format!("parameter {n} has no declared facts")))?;
+        let (lo, hi) = f.bounds();
+        m.insert(
+            Var::Param(n.clone()),
+            (lo, hi.unwrap_or(crate::width::UNBOUNDED.1)),
+        );
+    }
+    Ok(m)
 }
 
 /// The facts shared by some symbolic integers (the first that has any).
@@ -63,67 +101,67 @@ pub fn sym_range(facts: &Facts, s: &SymInt) -> Range {
 }
 
 impl Query {
-    /// A query over the expressions `apps`, each applied to index values in its range.
-    /// `extra` are other magnitudes the query compares (sizes, bounds).
-    pub fn new(
-        facts: Arc<Facts>,
-        apps: &[(&IndexExpr, Range)],
-        extra: &[i128],
-        timeout_ms: Option<u64>,
-    ) -> Result<Query> {
-        Query::build(facts, apps, extra, timeout_ms, false)
-    }
-
-    /// Like [`Query::new`], for queries with a universal quantifier.
-    pub fn new_quantified(
-        facts: Arc<Facts>,
-        apps: &[(&IndexExpr, Range)],
-        extra: &[i128],
-        timeout_ms: Option<u64>,
-    ) -> Result<Query> {
-        Query::build(facts, apps, extra, timeout_ms, true)
-    }
-
-    fn build(
-        facts: Arc<Facts>,
-        apps: &[(&IndexExpr, Range)],
-        extra: &[i128],
-        timeout_ms: Option<u64>,
-        quantified: bool,
-    ) -> Result<Query> {
-        let (pr, bounded) = param_ranges(&facts);
-        let mut m = magnitude(&extra.iter().map(|&x| (x, x)).collect::<Vec<_>>());
-        for (e, r) in apps {
+    /// A query over what `scope` evaluates, ending by `deadline`.
+    pub fn new(facts: Arc<Facts>, scope: &Scope, deadline: Deadline) -> PResult<Query> {
+        let mut used = BTreeSet::new();
+        let mut lowered = Vec::with_capacity(scope.syms.len());
+        let mut m: i128 = 0;
+        for s in &scope.syms {
+            match s.as_const() {
+                Some(c) => m = m.max(i128::from(c).abs()),
+                None => {
+                    let e = lower_sym(s)?;
+                    params_in(&e, &mut used);
+                    lowered.push(e);
+                }
+            }
+        }
+        for (e, _) in &scope.apps {
+            params_in(e, &mut used);
+        }
+        let pr = param_ranges(&facts, &used)?;
+        let unbounded: Vec<&str> = used
+            .iter()
+            .filter(|n| facts.get(n).and_then(|f| f.bounds().1).is_none())
+            .map(String::as_str)
+            .collect();
+        m = m.max(magnitude(
+            &scope.extra.iter().map(|&x| (x, x)).collect::<Vec<_>>(),
+        ));
+        m = m.max(magnitude(&pr.values().copied().collect::<Vec<_>>()));
+        for (e, r) in &scope.apps {
             let mut inputs = pr.clone();
             inputs.insert(Var::Index, *r);
-            m = m
-                .max(magnitude(&ranges(e, &inputs)))
-                .max(r.0.abs())
-                .max(r.1.abs());
+            m = m.max(magnitude(&ranges(e, &inputs))).max(magnitude(&[*r]));
+        }
+        for e in &lowered {
+            m = m.max(magnitude(&ranges(e, &pr)));
         }
         let bits = bits_for(m);
-        let mode = if bounded && bits <= 63 {
-            Mode::Bv(bits.max(4))
+        let (mode, why_int) = if !unbounded.is_empty() {
+            let why = format!("give {} an upper bound", unbounded.join(", "));
+            (Mode::Int, why)
+        } else if bits > MAX_BV_BITS {
+            let why = format!("its values need {bits} bits, more than {MAX_BV_BITS}");
+            (Mode::Int, why)
         } else {
-            Mode::Int
+            (Mode::Bv(bits.max(4)), String::new())
         };
         // Quantifier-free bit-vector queries get z3's QF_BV solver (bit-blasting from the
-        // start); the rest the general one.
+        // start); the rest the general one. No z3 timeout parameter: see `deadline`.
         let solver = match mode {
-            Mode::Bv(_) if !quantified => Solver::new_for_logic("QF_BV").unwrap_or_default(),
+            Mode::Bv(_) if !scope.quantified => Solver::new_for_logic("QF_BV").unwrap_or_default(),
             _ => Solver::new(),
         };
-        if let Some(ms) = timeout_ms {
-            let mut p = Params::new();
-            p.set_u32("timeout", ms.min(u32::MAX as u64) as u32);
-            solver.set_params(&p);
-        }
         Ok(Query {
             mode,
+            why_int,
             solver,
             facts,
+            used,
             params: BTreeMap::new(),
             param_ranges: pr,
+            deadline,
             indices: Vec::new(),
         })
     }
@@ -133,31 +171,50 @@ impl Query {
         self.mode
     }
 
+    /// The parameters the query encodes.
+    pub fn used(&self) -> &BTreeSet<String> {
+        &self.used
+    }
+
     /// A constant term.
     pub fn konst(&self, v: i64) -> Term {
         Term::konst(self.mode, v)
     }
 
     /// The term of parameter `name`, constrained by its facts.
-    fn param(&mut self, name: &str) -> Result<Term> {
+    fn param(&mut self, name: &str) -> PResult<Term> {
         if let Some(t) = self.params.get(name) {
             return Ok(t.clone());
         }
+        if !self.used.contains(name) {
+            return Err(ProveError::internal(format!(
+                "parameter {name} is outside the query's scope"
+            )));
+        }
+        let f = self
+            .facts
+            .get(name)
+            .cloned()
+            .ok_or_else(|| ProveError::internal(format!("parameter {name} has no declared facts")))?;
         let t = Term::var(self.mode, name);
-        let f = self.facts.get(name).cloned().unwrap_or_default();
-        self.solver.assert(&self.konst(f.lo).le(&t)?);
-        if let Some(h) = f.hi {
-            self.solver.assert(&t.le(&self.konst(h))?);
+        let (lo, hi) = f.bounds();
+        let k = |v: i128| -> PResult<Term> {
+            let v = i64::try_from(v).map_err(|_| ProveError::internal(format!("bound {v} of {name}")))?;
+            Ok(self.konst(v))
+        };
+        self.solver.assert(&k(lo)?.le(&t)?);
+        if let Some(h) = hi {
+            self.solver.assert(&t.le(&k(h)?)?);
         }
         if f.modulus > 1 {
-            let (_, r) = self.divmod(&t, &self.konst(f.modulus), f.lo >= 0)?;
+            let (_, r) = self.divmod(&t, &self.konst(f.modulus), lo >= 0)?;
             self.solver.assert(&r.eq(&self.konst(0))?);
         }
         self.params.insert(name.to_string(), t.clone());
         Ok(t)
     }
 
-    fn inputs_for(&mut self, e: &IndexExpr) -> Result<HashMap<Var, Term>> {
+    fn inputs_for(&mut self, e: &IndexExpr) -> PResult<HashMap<Var, Term>> {
         let mut m = HashMap::new();
         for v in e.inputs() {
             if let Var::Param(n) = &v {
@@ -168,24 +225,28 @@ impl Query {
         Ok(m)
     }
 
-    /// A symbolic integer as a term.
-    pub fn sym(&mut self, s: &SymInt) -> Result<Term> {
+    fn assert_sides(&self, sides: Sides) {
+        for s in &sides.conds {
+            self.solver.assert(s);
+        }
+    }
+
+    /// A symbolic integer as a term (it must be one the scope listed).
+    pub fn sym(&mut self, s: &SymInt) -> PResult<Term> {
         if let Some(c) = s.as_const() {
             return Ok(self.konst(c));
         }
         let e = lower_sym(s)?;
         let inputs = self.inputs_for(&e)?;
         let r = ranges(&e, &self.param_ranges);
-        let mut sides = Vec::new();
-        let out = encode(&e, self.mode, &inputs, &r, &mut sides)?;
-        for s in &sides {
-            self.solver.assert(s);
-        }
+        let mut sides = Sides::default();
+        let out = encode(&e, self.mode, &self.why_int, &inputs, &r, &mut sides)?;
+        self.assert_sides(sides);
         Ok(out.into_values().next().unwrap_or_else(|| self.konst(0)))
     }
 
     /// Floor quotient and remainder, with their defining condition asserted.
-    pub fn divmod(&self, a: &Term, b: &Term, nonneg: bool) -> Result<(Term, Term)> {
+    pub fn divmod(&self, a: &Term, b: &Term, nonneg: bool) -> PResult<(Term, Term)> {
         let (q, r, side) = a.floor_divmod(b, nonneg)?;
         if let Some(s) = side {
             self.solver.assert(&s);
@@ -194,7 +255,7 @@ impl Query {
     }
 
     /// A fresh index variable `lo <= v < hi`, recorded for counterexamples.
-    pub fn index(&mut self, name: &str, lo: &Term, hi: &Term) -> Result<Term> {
+    pub fn index(&mut self, name: &str, lo: &Term, hi: &Term) -> PResult<Term> {
         let t = Term::var(self.mode, name);
         self.solver.assert(&lo.le(&t)?);
         self.solver.assert(&t.lt(hi)?);
@@ -203,29 +264,34 @@ impl Query {
     }
 
     /// The outputs of `e` at index `input` (whose values lie in `range`).
-    pub fn apply(&mut self, e: &IndexExpr, input: &Term, range: Range) -> Result<BTreeMap<String, Term>> {
+    pub fn apply(&mut self, e: &IndexExpr, input: &Term, range: Range) -> PResult<BTreeMap<String, Term>> {
+        let mut sides = Sides::default();
+        let out = self.apply_in(e, input, range, &mut sides)?;
+        self.assert_sides(sides);
+        Ok(out)
+    }
+
+    /// Like [`Query::apply`], leaving the side conditions and their variables in `sides`: for
+    /// a quantifier's body, which must bind them.
+    pub fn apply_in(
+        &mut self,
+        e: &IndexExpr,
+        input: &Term,
+        range: Range,
+        sides: &mut Sides,
+    ) -> PResult<BTreeMap<String, Term>> {
         let mut inputs = self.inputs_for(e)?;
         inputs.insert(Var::Index, input.clone());
         let mut rin = self.param_ranges.clone();
         rin.insert(Var::Index, range);
         let r = ranges(e, &rin);
-        let mut sides = Vec::new();
-        let out = encode(e, self.mode, &inputs, &r, &mut sides)?;
-        for s in &sides {
-            self.solver.assert(s);
-        }
-        Ok(out)
+        encode(e, self.mode, &self.why_int, &inputs, &r, sides)
     }
 
     /// The integer output (`offset`) of `e` at index `input`.
-    pub fn apply_offset(&mut self, e: &IndexExpr, input: &Term, range: Range) -> Result<Term> {
+    pub fn apply_offset(&mut self, e: &IndexExpr, input: &Term, range: Range) -> PResult<Term> {
         let out = self.apply(e, input, range)?;
         offset_term(self, &out)
-    }
-
-    /// Output ranges of `e` for inputs in `range`, under this query's parameters.
-    pub fn output_range(&self, e: &IndexExpr, range: Range) -> Range {
-        output_range_in(&self.param_ranges, e, range)
     }
 
     /// Asserts a condition.
@@ -233,9 +299,9 @@ impl Query {
         self.solver.assert(b);
     }
 
-    /// Solves.
-    pub fn solve(&self) -> Outcome {
-        match self.solver.check() {
+    /// Solves by the deadline.
+    pub fn solve(&self) -> PResult<Outcome> {
+        Ok(match self.deadline.solve(&self.solver)? {
             SatResult::Sat => match self.solver.get_model() {
                 Some(m) => Outcome::Sat(m),
                 None => Outcome::Unknown("z3 reported sat without a model".into()),
@@ -246,15 +312,23 @@ impl Query {
                     .get_reason_unknown()
                     .unwrap_or_else(|| "z3 gave up".into()),
             ),
-        }
+        })
     }
 
-    /// The parameter values of a model (every declared parameter the query used).
-    pub fn model_params(&self, m: &z3::Model) -> HashMap<String, i64> {
-        self.params
-            .iter()
-            .filter_map(|(n, t)| Some((n.clone(), t.value(m)?)))
-            .collect()
+    /// The values of the parameters the query encodes, in a model.
+    pub fn model_params(&self, m: &z3::Model) -> PResult<HashMap<String, i64>> {
+        let mut out = HashMap::new();
+        for n in &self.used {
+            // A parameter the encoding never reached is unconstrained: any admitted value.
+            let v = match self.params.get(n) {
+                Some(t) => t
+                    .value(m)
+                    .ok_or_else(|| ProveError::internal(format!("no i64 value of {n} in the model")))?,
+                None => admitted(&self.facts, n)?,
+            };
+            out.insert(n.clone(), v);
+        }
+        Ok(out)
     }
 
     /// The values of the index variables in a model.
@@ -266,25 +340,32 @@ impl Query {
     }
 }
 
-/// The range of all outputs of `e` for index values in `range`, the parameters ranging over
-/// their facts. Interval analysis only: no solver.
-pub fn output_range(facts: &Facts, e: &IndexExpr, range: Range) -> Range {
-    output_range_in(&param_ranges(facts).0, e, range)
+/// The smallest value the facts admit for `name`.
+pub fn admitted(facts: &Facts, name: &str) -> PResult<i64> {
+    let f = facts
+        .get(name)
+        .ok_or_else(|| ProveError::internal(format!("parameter {name} has no declared facts")))?;
+    i64::try_from(f.bounds().0).map_err(|_| ProveError::internal(format!("the lower bound of {name}")))
 }
 
-fn output_range_in(params: &HashMap<Var, Range>, e: &IndexExpr, range: Range) -> Range {
-    let mut rin = params.clone();
+/// The range of all outputs of `e` for index values in `range`, the parameters ranging over
+/// their facts. Interval analysis only: no solver.
+pub fn output_range(facts: &Facts, e: &IndexExpr, range: Range) -> PResult<Range> {
+    let mut used = BTreeSet::new();
+    params_in(e, &mut used);
+    let mut rin = param_ranges(facts, &used)?;
     rin.insert(Var::Index, range);
     let r = ranges(e, &rin);
     let outs = e.outputs().iter().map(|(_, id)| r[id.0 as usize]);
-    outs.fold(None, |acc: Option<Range>, x| {
-        Some(acc.map_or(x, |a| (a.0.min(x.0), a.1.max(x.1))))
-    })
-    .unwrap_or((0, 0))
+    Ok(outs
+        .fold(None, |acc: Option<Range>, x| {
+            Some(acc.map_or(x, |a| (a.0.min(x.0), a.1.max(x.1))))
+        })
+        .unwrap_or((0, 0)))
 }
 
 /// Pointwise equality of two outputs maps (missing outputs are zero).
-pub fn points_equal(q: &Query, a: &BTreeMap<String, Term>, b: &BTreeMap<String, Term>) -> Result<Bool> {
+pub fn points_equal(q: &Query, a: &BTreeMap<String, Term>, b: &BTreeMap<String, Term>) -> PResult<Bool> {
     let zero = q.konst(0);
     let mut conj = Vec::new();
     for k in a.keys().chain(b.keys()) {
@@ -296,9 +377,9 @@ pub fn points_equal(q: &Query, a: &BTreeMap<String, Term>, b: &BTreeMap<String, 
 }
 
 /// The single integer output of a map (`offset`).
-pub fn offset_term(q: &Query, a: &BTreeMap<String, Term>) -> Result<Term> {
+pub fn offset_term(q: &Query, a: &BTreeMap<String, Term>) -> PResult<Term> {
     if a.keys().any(|k| k != "offset") {
-        return Err(tessera_ir::Error::invalid(
+        return Err(ProveError::internal(
             "expected an integer-valued layout, found a coordinate layout",
         ));
     }

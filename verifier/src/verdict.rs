@@ -68,16 +68,31 @@ pub enum Verdict {
     Unknown(String),
     /// A bug in Tessera: a counterexample that does not reproduce, a failed encoding.
     Internal(String),
+    /// The question is malformed (bad input): a coordinate-valued layout where offsets are
+    /// needed, mixed stride kinds, a vector width below 1, a malformed bank access.
+    Invalid(String),
 }
 
 impl Verdict {
-    /// `proved`, `refuted`, `unknown` or `internal error`.
+    /// `proved`, `refuted`, `unknown`, `internal error` or `bad input`.
     pub fn word(&self) -> &'static str {
         match self {
             Verdict::Proved => "proved",
             Verdict::Refuted(_) => "refuted",
             Verdict::Unknown(_) => "unknown",
             Verdict::Internal(_) => "internal error",
+            Verdict::Invalid(_) => "bad input",
+        }
+    }
+
+    /// The verdict of an answer that is neither a proof nor a refutation.
+    pub fn from_error(e: crate::error::ProveError) -> Verdict {
+        use crate::error::ProveError;
+        match e {
+            ProveError::Invalid(m) => Verdict::Invalid(m),
+            ProveError::Timeout => Verdict::Unknown("timeout".into()),
+            ProveError::Unknown(m) => Verdict::Unknown(m),
+            ProveError::Internal(m) => Verdict::Internal(m),
         }
     }
 }
@@ -89,6 +104,7 @@ impl fmt::Display for Verdict {
             Verdict::Refuted(c) => write!(f, "refuted: {c}"),
             Verdict::Unknown(r) => write!(f, "unknown: {r}"),
             Verdict::Internal(r) => write!(f, "internal error: {r}"),
+            Verdict::Invalid(r) => write!(f, "bad input: {r}"),
         }
     }
 }

@@ -12,6 +12,10 @@ pub type Range = (i128, i128);
 /// An effectively unbounded range.
 pub const UNBOUNDED: Range = (-(1 << 100), 1 << 100);
 
+/// The widest bit-vector a query uses; wider values are encoded as integers. Wide enough for
+/// any `i64` layout (offsets near 2^63, and the sums and products a property forms of them).
+pub const MAX_BV_BITS: u32 = 128;
+
 /// The interval of every node, given the intervals of the inputs (missing inputs unbounded).
 pub fn ranges(e: &IndexExpr, inputs: &HashMap<Var, Range>) -> Vec<Range> {
     let mut r: Vec<Range> = Vec::with_capacity(e.nodes().len());

@@ -1,7 +1,8 @@
 //! Assumptions about parameters, and the interval bounds they give.
 //!
-//! A parameter has a range `lo <= P <= hi` (every extent is at least 1 unless stated
-//! otherwise) and a modulus `P % k == 0`. Declarations read like check files:
+//! A parameter has a range `lo <= P <= hi` and a modulus `P % k == 0`. A stated lower bound
+//! is the lower bound, zero and negative ones included; a parameter without one is at least 1
+//! (extents are positive). Declarations read like check files:
 //!
 //! ```
 //! use tessera_ir::sym::Facts;
@@ -10,6 +11,11 @@
 //! assert_eq!(f.get("M").unwrap().modulus, 128);
 //! assert_eq!(f.get("N").unwrap().hi, Some(4096));
 //! assert!(f.declare("K where K % 0 == 0").is_err());
+//! f.declare("S where -4 <= S <= 4").unwrap();
+//! assert_eq!(f.get("S").unwrap().lo, -4);
+//! assert!(f.get("S").unwrap().admits(0));
+//! f.declare("Z where Z == 0").unwrap();
+//! assert_eq!(f.get("N").unwrap().lo, 1); // no lower bound stated
 //! ```
 
 use super::poly::{Atom, Poly};
@@ -20,8 +26,10 @@ use std::collections::BTreeMap;
 /// What is known of one parameter.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParamFacts {
-    /// Smallest value (at least 1 by default: extents are positive).
+    /// Smallest value: the stated lower bound, or 1 when none is stated.
     pub lo: i64,
+    /// Whether a lower bound was stated (`M >= -4`, `0 <= M`, `M == 0`).
+    pub lo_stated: bool,
     /// Largest value, when bounded.
     pub hi: Option<i64>,
     /// The parameter is a multiple of this.
@@ -32,6 +40,7 @@ impl Default for ParamFacts {
     fn default() -> Self {
         ParamFacts {
             lo: 1,
+            lo_stated: false,
             hi: None,
             modulus: 1,
         }
@@ -129,7 +138,12 @@ impl Facts {
         for (n, f) in &self.params {
             let (lo, hi) = f.bounds();
             if hi.is_some_and(|h| h < lo) {
-                return Err(Error::invalid(format!("the facts about {n} admit no value")));
+                let why = if f.lo_stated {
+                    String::new()
+                } else {
+                    format!(" (without a stated lower bound, {n} >= 1)")
+                };
+                return Err(Error::invalid(format!("the facts about {n} admit no value{why}")));
             }
         }
         Ok(names)
@@ -178,7 +192,8 @@ impl Facts {
                         hi: hi.unwrap_or(INF),
                     }
                 }
-                None => Interval { lo: 1, hi: INF },
+                // Not declared: nothing is known.
+                None => Interval::all(),
             },
             Atom::FloorDiv(x, y) => {
                 let ix = self.interval(x);
@@ -367,13 +382,18 @@ fn apply(facts: &mut Facts, a: &Operand, op: &str, b: &Operand) -> Result<()> {
         _ => return Err(Error::invalid("a fact compares one parameter with an integer")),
     };
     let f = facts.entry(name)?;
+    // The first stated lower bound replaces the default 1; later ones tighten it.
+    let raise = |f: &mut ParamFacts, v: i64| {
+        f.lo = if f.lo_stated { f.lo.max(v) } else { v };
+        f.lo_stated = true;
+    };
     match op.as_str() {
-        ">=" => f.lo = f.lo.max(v),
-        ">" => f.lo = f.lo.max(v.saturating_add(1)),
+        ">=" => raise(f, v),
+        ">" => raise(f, v.saturating_add(1)),
         "<=" => f.hi = Some(f.hi.map_or(v, |h| h.min(v))),
         "<" => f.hi = Some(f.hi.map_or(v.saturating_sub(1), |h| h.min(v.saturating_sub(1)))),
         "==" => {
-            f.lo = f.lo.max(v);
+            raise(f, v);
             f.hi = Some(f.hi.map_or(v, |h| h.min(v)));
         }
         _ => return Err(Error::invalid(format!("unknown comparison {op}"))),

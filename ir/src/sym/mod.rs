@@ -291,6 +291,14 @@ impl Int for SymInt {
         if rhs.p.as_const().is_some_and(|q| q.is_zero()) {
             return Err(Error::DivisionByZero(format!("{self} / 0")));
         }
+        // A divisor that may be zero (a parameter stated `>= 0`, `M - 8`): the quotient is
+        // undefined there, so no symbolic quotient holds for every admitted value.
+        if rhs.p.as_const().is_none() {
+            let iv = facts.interval(&rhs.p);
+            if iv.lo <= 0 && iv.hi >= 0 {
+                return Err(undecided(format!("a fact that {rhs} != 0 (dividing by it)")));
+            }
+        }
         if let Ok(true) = rhs.divides(self) {
             if let Some(c) = rhs.p.as_const() {
                 return Ok(self.make(rhs, self.p.scale(&Q::int(1).div(&c)?)?));

@@ -96,7 +96,7 @@ impl Q {
     /// `ceil(self * x)`, saturating.
     pub fn ceil_times(&self, x: i128) -> i128 {
         let p = (self.n as i128).saturating_mul(x);
-        -((-p).div_euclid(self.d as i128))
+        -(p.saturating_neg().div_euclid(self.d as i128))
     }
 }
 

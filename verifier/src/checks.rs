@@ -1,0 +1,582 @@
+//! The z3 query of each property, and the re-check of its counterexamples.
+
+use crate::bank;
+use crate::coverage;
+use crate::deadline::Deadline;
+use crate::error::{PResult, ProveError};
+use crate::func::{Concrete, Func, same_point, show_point};
+use crate::property::Property;
+use crate::query::{Outcome, Query, Scope, admitted, output_range, points_equal, sym_range};
+use crate::verdict::{Counterexample, Verdict, Witness};
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+use tessera_ir::sym::{Facts, ParamFacts, SymInt};
+use tessera_ir::{Int, shape};
+use z3::ast::Bool;
+
+/// What every query of one proof shares.
+pub struct Ctx {
+    /// The facts of the parameters.
+    pub facts: Arc<Facts>,
+    /// Every parameter the property mentions (a counterexample gives each a value).
+    pub params: BTreeSet<String>,
+    /// The assertion's time limit.
+    pub deadline: Deadline,
+}
+
+pub(crate) type Vals = HashMap<String, i64>;
+
+/// The facts of one parameter, as a user would write them.
+fn describe(n: &str, f: &ParamFacts) -> String {
+    let (lo, hi) = f.bounds();
+    let mut s = match hi {
+        Some(h) => format!("{lo} <= {n} <= {h}"),
+        None => format!("{n} >= {lo}"),
+    };
+    if f.modulus > 1 {
+        s.push_str(&format!(", {n} % {} == 0", f.modulus));
+    }
+    s
+}
+
+/// The counterexamples of the quantified properties are re-checked by enumeration, up to
+/// this many points.
+pub(crate) const RECHECK_LIMIT: i64 = 1 << 26;
+
+/// The value range of an index below `size`.
+pub(crate) fn below(facts: &Facts, size: &SymInt) -> (i128, i128) {
+    (0, (sym_range(facts, size).1 - 1).max(0))
+}
+
+/// Runs a query; on `sat`, checks the parameter values against every fact, then re-checks
+/// the counterexample by direct evaluation. A failure of either is an internal error.
+pub(crate) fn finish(
+    ctx: &Ctx,
+    q: &Query,
+    recheck: impl FnOnce(&Vals, &Vals) -> PResult<Option<Counterexample>>,
+) -> PResult<Verdict> {
+    let m = match q.solve()? {
+        Outcome::Unsat => return Ok(Verdict::Proved),
+        Outcome::Unknown(r) => return Ok(Verdict::Unknown(format!("z3: {r}"))),
+        Outcome::Sat(m) => m,
+    };
+    let params = q.model_params(&m)?;
+    let idx: Vals = q.model_indices(&m).into_iter().collect();
+    confirm(ctx, params, idx, recheck)
+}
+
+/// Checks a counterexample's parameter values against every fact, then re-checks it by
+/// direct evaluation. A failure of either is an internal error.
+pub(crate) fn confirm(
+    ctx: &Ctx,
+    mut params: Vals,
+    idx: Vals,
+    recheck: impl FnOnce(&Vals, &Vals) -> PResult<Option<Counterexample>>,
+) -> PResult<Verdict> {
+    // Parameters the query did not encode (the lowered layouts do not read them): any
+    // admitted value, so that the layouts can be evaluated.
+    for n in &ctx.params {
+        if !params.contains_key(n) {
+            params.insert(n.clone(), admitted(&ctx.facts, n)?);
+        }
+    }
+    for (n, v) in &params {
+        let f = ctx
+            .facts
+            .get(n)
+            .ok_or_else(|| ProveError::internal(format!("parameter {n} has no declared facts")))?;
+        if !f.admits(*v) {
+            return Err(ProveError::internal(format!(
+                "z3's counterexample violates the facts: {n} = {v}, but {}",
+                describe(n, f)
+            )));
+        }
+    }
+    let found = match recheck(&params, &idx) {
+        Ok(c) => c,
+        Err(ProveError::Unknown(r)) => {
+            return Ok(Verdict::Unknown(format!(
+                "z3's counterexample could not be evaluated: {r}"
+            )));
+        }
+        Err(e) => return Err(e),
+    };
+    match found {
+        Some(mut c) => {
+            let mut ps: Vec<(String, i64)> = params.into_iter().collect();
+            ps.sort();
+            c.params = ps;
+            Ok(Verdict::Refuted(c))
+        }
+        None => Err(ProveError::internal(format!(
+            "z3's counterexample does not reproduce (params {params:?}, indices {idx:?})"
+        ))),
+    }
+}
+
+pub(crate) fn get(idx: &Vals, k: &str) -> PResult<i64> {
+    idx.get(k)
+        .copied()
+        .ok_or_else(|| ProveError::internal(format!("no value for {k} in the model")))
+}
+
+/// A witness at index `i` of a concrete function.
+pub fn witness(name: &str, f: &Concrete, i: i64) -> PResult<Witness> {
+    Ok(Witness {
+        name: name.into(),
+        index: i,
+        coord: f.coord(i),
+        value: show_point(&f.eval(i)?),
+    })
+}
+
+fn refuted_without_witness(summary: String) -> Verdict {
+    Verdict::Refuted(Counterexample {
+        params: vec![],
+        witnesses: vec![],
+        summary,
+    })
+}
+
+/// Proves or refutes a well-formed property. A refutation gives every parameter of the
+/// property a value (an admitted one where the refutation holds for all of them).
+pub fn prove(p: &Property, ctx: &Ctx) -> PResult<Verdict> {
+    let mut v = prove_any(p, ctx)?;
+    if let Verdict::Refuted(c) = &mut v {
+        for n in &ctx.params {
+            if !c.params.iter().any(|(k, _)| k == n) {
+                c.params.push((n.clone(), admitted(&ctx.facts, n)?));
+            }
+        }
+        c.params.sort();
+    }
+    Ok(v)
+}
+
+fn prove_any(p: &Property, ctx: &Ctx) -> PResult<Verdict> {
+    match p {
+        Property::Injective(f) => injective(ctx, f),
+        Property::InBounds(f, n) => in_bounds(ctx, f, n),
+        Property::Bijective(f) => {
+            let v = injective(ctx, f)?;
+            if v != Verdict::Proved {
+                return Ok(v);
+            }
+            // Injective into [0, size) with size elements: onto, by pigeonhole.
+            in_bounds(ctx, f, &f.size()?)
+        }
+        Property::Surjective(f, n) => coverage::surjective(ctx, f, n.as_ref()),
+        Property::Equal(a, b) => equal(ctx, a, b),
+        Property::Compatible(a, b) => Ok(match shape::compatible(a, b)? {
+            true => Verdict::Proved,
+            false => refuted_without_witness(format!("{a} does not coarsen {b}")),
+        }),
+        Property::LeftInverseValid(l, r) => inverse(ctx, l, r, "R(L(x))"),
+        Property::RightInverseValid(l, r) => inverse(ctx, r, l, "L(R(x))"),
+        Property::ComplementValid(a, c, n) => coverage::complement_valid(ctx, a, c, n.as_ref()),
+        Property::CompositionValid(a, b, r) => composition_valid(ctx, a, b, r),
+        Property::Contiguous(f) => contiguous(ctx, f),
+        Property::Vectorizable(f, v) => vectorizable(ctx, f, *v),
+        Property::BankConflictFree(b) => bank::prove_conflict_free(b, &ctx.deadline),
+        Property::ConflictDegree(b, cmp, n) => bank::degree_verdict(b, *cmp, *n, &ctx.deadline),
+    }
+}
+
+pub(crate) fn injective(ctx: &Ctx, f: &Func) -> PResult<Verdict> {
+    let e = f.lower()?;
+    let size = f.size()?;
+    let r = below(&ctx.facts, &size);
+    let scope = Scope {
+        apps: vec![(&e, r)],
+        syms: vec![&size],
+        extra: vec![r.1 + 1],
+        quantified: false,
+    };
+    let mut q = Query::new(ctx.facts.clone(), &scope, ctx.deadline)?;
+    let n = q.sym(&size)?;
+    let zero = q.konst(0);
+    let x = q.index("x", &zero, &n)?;
+    let y = q.index("y", &zero, &n)?;
+    q.assert(&x.lt(&y)?);
+    let fx = q.apply(&e, &x, r)?;
+    let fy = q.apply(&e, &y, r)?;
+    q.assert(&points_equal(&q, &fx, &fy)?);
+    finish(ctx, &q, |ps, idx| {
+        let c = f.at(ps)?;
+        let (x, y) = (get(idx, "x")?, get(idx, "y")?);
+        let n = c.size()?;
+        let (vx, vy) = (c.eval(x)?, c.eval(y)?);
+        if x == y || x >= n || y >= n || !same_point(&vx, &vy) {
+            return Ok(None);
+        }
+        Ok(Some(Counterexample {
+            params: vec![],
+            witnesses: vec![witness("x", &c, x)?, witness("y", &c, y)?],
+            summary: format!("L({x}) == L({y}) == {}", show_point(&vx)),
+        }))
+    })
+}
+
+pub(crate) fn in_bounds(ctx: &Ctx, f: &Func, bound: &SymInt) -> PResult<Verdict> {
+    let e = f.lower()?;
+    let size = f.size()?;
+    let r = below(&ctx.facts, &size);
+    let scope = Scope {
+        apps: vec![(&e, r)],
+        syms: vec![&size, bound],
+        extra: vec![r.1 + 1],
+        quantified: false,
+    };
+    let mut q = Query::new(ctx.facts.clone(), &scope, ctx.deadline)?;
+    let n = q.sym(&size)?;
+    let hi = q.sym(bound)?;
+    let zero = q.konst(0);
+    let x = q.index("x", &zero, &n)?;
+    let fx = q.apply_offset(&e, &x, r)?;
+    q.assert(&Bool::or(&[fx.lt(&zero)?, hi.le(&fx)?]));
+    finish(ctx, &q, |ps, idx| {
+        let c = f.at(ps)?;
+        let x = get(idx, "x")?;
+        let v = c.offset(x)?;
+        let hi = bound.eval(ps)?;
+        if x >= c.size()? || (0..hi).contains(&v) {
+            return Ok(None);
+        }
+        Ok(Some(Counterexample {
+            params: vec![],
+            witnesses: vec![witness("x", &c, x)?],
+            summary: format!("L({x}) = {v} is outside [0, {hi})"),
+        }))
+    })
+}
+
+fn equal(ctx: &Ctx, a: &Func, b: &Func) -> PResult<Verdict> {
+    let (sa, sb) = (a.size()?, b.size()?);
+    if sa != sb {
+        // Sizes as functions of the parameters: find parameters where they differ.
+        let scope = Scope {
+            syms: vec![&sa, &sb],
+            ..Scope::default()
+        };
+        let mut q = Query::new(ctx.facts.clone(), &scope, ctx.deadline)?;
+        let (x, y) = (q.sym(&sa)?, q.sym(&sb)?);
+        q.assert(&x.eq(&y)?.not());
+        let v = finish(ctx, &q, |ps, _| {
+            let (x, y) = (sa.eval(ps)?, sb.eval(ps)?);
+            Ok((x != y).then(|| Counterexample {
+                params: vec![],
+                witnesses: vec![],
+                summary: format!("size(A) = {x} but size(B) = {y}"),
+            }))
+        })?;
+        if v != Verdict::Proved {
+            return Ok(v);
+        }
+    }
+    let (ea, eb) = (a.lower()?, b.lower()?);
+    let r = below(&ctx.facts, &sa);
+    let scope = Scope {
+        apps: vec![(&ea, r), (&eb, r)],
+        syms: vec![&sa],
+        extra: vec![r.1 + 1],
+        quantified: false,
+    };
+    let mut q = Query::new(ctx.facts.clone(), &scope, ctx.deadline)?;
+    let n = q.sym(&sa)?;
+    let zero = q.konst(0);
+    let x = q.index("x", &zero, &n)?;
+    let fa = q.apply(&ea, &x, r)?;
+    let fb = q.apply(&eb, &x, r)?;
+    q.assert(&points_equal(&q, &fa, &fb)?.not());
+    finish(ctx, &q, |ps, idx| {
+        let (ca, cb) = (a.at(ps)?, b.at(ps)?);
+        let x = get(idx, "x")?;
+        let (va, vb) = (ca.eval(x)?, cb.eval(x)?);
+        if x >= ca.size()? || same_point(&va, &vb) {
+            return Ok(None);
+        }
+        Ok(Some(Counterexample {
+            params: vec![],
+            witnesses: vec![witness("A at x", &ca, x)?, witness("B at x", &cb, x)?],
+            summary: format!("A({x}) = {} but B({x}) = {}", show_point(&va), show_point(&vb)),
+        }))
+    })
+}
+
+/// `outer(inner(x)) == x` for `x < size(inner)`.
+fn inverse(ctx: &Ctx, inner: &Func, outer: &Func, what: &str) -> PResult<Verdict> {
+    let (ei, eo) = (inner.lower()?, outer.lower()?);
+    let size = inner.size()?;
+    let r = below(&ctx.facts, &size);
+    let ir = output_range(&ctx.facts, &ei, r)?;
+    let scope = Scope {
+        apps: vec![(&ei, r), (&eo, ir)],
+        syms: vec![&size],
+        extra: vec![r.1 + 1],
+        quantified: false,
+    };
+    let mut q = Query::new(ctx.facts.clone(), &scope, ctx.deadline)?;
+    let n = q.sym(&size)?;
+    let zero = q.konst(0);
+    let x = q.index("x", &zero, &n)?;
+    let fx = q.apply_offset(&ei, &x, r)?;
+    let gfx = q.apply_offset(&eo, &fx, ir)?;
+    let mut fails = vec![gfx.eq(&x)?.not()];
+    if outer.partial() {
+        // No value there: the inverse does not hold.
+        fails.push(fx.lt(&zero)?);
+    }
+    q.assert(&Bool::or(&fails));
+    finish(ctx, &q, |ps, idx| {
+        let (ci, co) = (inner.at(ps)?, outer.at(ps)?);
+        let x = get(idx, "x")?;
+        if x < 0 || x >= ci.size()? {
+            return Ok(None);
+        }
+        let fx = ci.offset(x)?;
+        if !co.has_index(fx) {
+            return Ok(Some(Counterexample {
+                params: vec![],
+                witnesses: vec![witness("x", &ci, x)?],
+                summary: format!(
+                    "{what} is undefined for x = {x}: the inner value {fx} is no index of an F2 layout"
+                ),
+            }));
+        }
+        let back = co.offset(fx)?;
+        if back == x {
+            return Ok(None);
+        }
+        Ok(Some(Counterexample {
+            params: vec![],
+            witnesses: vec![witness("x", &ci, x)?],
+            summary: format!("{what} = {back} for x = {x} (the inner value is {fx})"),
+        }))
+    })
+}
+
+fn composition_valid(ctx: &Ctx, a: &Func, b: &Func, r: &Func) -> PResult<Verdict> {
+    if !shape::compatible(b.shape(), r.shape())? {
+        return Ok(refuted_without_witness(format!(
+            "shape {} of B does not coarsen shape {} of R",
+            b.shape(),
+            r.shape()
+        )));
+    }
+    let (eb, ea, er) = (b.lower()?, a.lower()?, r.lower()?);
+    let size = b.size()?;
+    let rr = below(&ctx.facts, &size);
+    let br = output_range(&ctx.facts, &eb, rr)?;
+    let scope = Scope {
+        apps: vec![(&eb, rr), (&er, rr), (&ea, br)],
+        syms: vec![&size],
+        extra: vec![rr.1 + 1],
+        quantified: false,
+    };
+    let mut q = Query::new(ctx.facts.clone(), &scope, ctx.deadline)?;
+    let n = q.sym(&size)?;
+    let zero = q.konst(0);
+    let i = q.index("i", &zero, &n)?;
+    let bi = q.apply_offset(&eb, &i, rr)?;
+    let abi = q.apply(&ea, &bi, br)?;
+    let ri = q.apply(&er, &i, rr)?;
+    let mut fails = vec![points_equal(&q, &abi, &ri)?.not()];
+    if a.partial() {
+        // No value there: the composition does not hold.
+        fails.push(bi.lt(&zero)?);
+    }
+    q.assert(&Bool::or(&fails));
+    finish(ctx, &q, |ps, idx| {
+        let (ca, cb, cr) = (a.at(ps)?, b.at(ps)?, r.at(ps)?);
+        let i = get(idx, "i")?;
+        if i < 0 || i >= cb.size()? {
+            return Ok(None);
+        }
+        let bi = cb.offset(i)?;
+        if !ca.has_index(bi) {
+            return Ok(Some(Counterexample {
+                params: vec![],
+                witnesses: vec![witness("i", &cr, i)?],
+                summary: format!("A(B({i})) is undefined: B({i}) = {bi} is no index of an F2 layout"),
+            }));
+        }
+        let (want, got) = (ca.eval(bi)?, cr.eval(i)?);
+        if same_point(&want, &got) {
+            return Ok(None);
+        }
+        Ok(Some(Counterexample {
+            params: vec![],
+            witnesses: vec![witness("i", &cr, i)?],
+            summary: format!(
+                "R({i}) = {} but A(B({i})) = A({bi}) = {}",
+                show_point(&got),
+                show_point(&want)
+            ),
+        }))
+    })
+}
+
+fn contiguous(ctx: &Ctx, f: &Func) -> PResult<Verdict> {
+    let e = f.lower()?;
+    let size = f.size()?;
+    let r = below(&ctx.facts, &size);
+    let scope = Scope {
+        apps: vec![(&e, r)],
+        syms: vec![&size],
+        extra: vec![r.1 + 1],
+        quantified: false,
+    };
+    let mut q = Query::new(ctx.facts.clone(), &scope, ctx.deadline)?;
+    let n = q.sym(&size)?;
+    let one = q.konst(1);
+    let zero = q.konst(0);
+    let i = q.index("i", &one, &n)?;
+    let f0 = q.apply_offset(&e, &zero, r)?;
+    let fi = q.apply_offset(&e, &i, r)?;
+    q.assert(&fi.eq(&f0.add(&i)?)?.not());
+    finish(ctx, &q, |ps, idx| {
+        let c = f.at(ps)?;
+        let i = get(idx, "i")?;
+        if i < 1 || i >= c.size()? {
+            return Ok(None);
+        }
+        let (a, b) = (c.offset(0)?, c.offset(i)?);
+        if a.checked_add(i) == Some(b) {
+            return Ok(None);
+        }
+        Ok(Some(Counterexample {
+            params: vec![],
+            witnesses: vec![witness("0", &c, 0)?, witness("i", &c, i)?],
+            summary: format!("L({i}) = {b}, not L(0) + {i} = {}", i128::from(a) + i128::from(i)),
+        }))
+    })
+}
+
+fn vectorizable(ctx: &Ctx, f: &Func, v: i64) -> PResult<Verdict> {
+    let size = f.size()?;
+    match SymInt::lit(v).divides(&size) {
+        Ok(true) => {}
+        Ok(false) => {
+            return Ok(refuted_without_witness(format!(
+                "size {size} is not a multiple of {v}"
+            )));
+        }
+        // The facts do not decide it: ask for parameters where it fails.
+        Err(_) => {
+            let scope = Scope {
+                syms: vec![&size],
+                extra: vec![v as i128],
+                ..Scope::default()
+            };
+            let mut q = Query::new(ctx.facts.clone(), &scope, ctx.deadline)?;
+            let n = q.sym(&size)?;
+            let (_, rem) = q.divmod(&n, &q.konst(v), true)?;
+            q.assert(&rem.eq(&q.konst(0))?.not());
+            let verdict = finish(ctx, &q, |ps, _| {
+                let n = size.eval(ps)?;
+                Ok((n % v != 0).then(|| Counterexample {
+                    params: vec![],
+                    witnesses: vec![],
+                    summary: format!("size {n} is not a multiple of {v}"),
+                }))
+            })?;
+            if verdict != Verdict::Proved {
+                return Ok(verdict);
+            }
+        }
+    }
+    let e = f.lower()?;
+    let r = below(&ctx.facts, &size);
+    let scope = Scope {
+        apps: vec![(&e, r)],
+        syms: vec![&size],
+        extra: vec![r.1 + 1, v as i128],
+        quantified: false,
+    };
+    let mut q = Query::new(ctx.facts.clone(), &scope, ctx.deadline)?;
+    let n = q.sym(&size)?;
+    let (zero, vv) = (q.konst(0), q.konst(v));
+    let runs = q.divmod(&n, &vv, true)?.0;
+    let b = q.index("run", &zero, &runs)?;
+    let j = q.index("j", &zero, &vv)?;
+    let base = b.mul(&vv)?;
+    let fb = q.apply_offset(&e, &base, r)?;
+    let fi = q.apply_offset(&e, &base.add(&j)?, r)?;
+    let (_, rem) = q.divmod(&fb, &vv, false)?;
+    q.assert(&Bool::or(&[rem.eq(&zero)?.not(), fi.eq(&fb.add(&j)?)?.not()]));
+    finish(ctx, &q, |ps, idx| {
+        let c = f.at(ps)?;
+        let (b, j) = (get(idx, "run")?, get(idx, "j")?);
+        let base = b
+            .checked_mul(v)
+            .ok_or_else(|| ProveError::internal("run start"))?;
+        if j < 0 || j >= v || base < 0 || base + j >= c.size()? {
+            return Ok(None);
+        }
+        let (x, y) = (c.offset(base)?, c.offset(base + j)?);
+        if x.rem_euclid(v) == 0 && x.checked_add(j) == Some(y) {
+            return Ok(None);
+        }
+        let why = if x.rem_euclid(v) != 0 {
+            format!("L({base}) = {x} is not a multiple of {v}")
+        } else {
+            format!(
+                "L({}) = {y}, not L({base}) + {j} = {}",
+                base + j,
+                i128::from(x) + i128::from(j)
+            )
+        };
+        Ok(Some(Counterexample {
+            params: vec![],
+            witnesses: vec![witness("run start", &c, base)?],
+            summary: why,
+        }))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A model whose parameter values break a fact is an internal error, never a report,
+    /// even when the property's own re-check would accept it.
+    #[test]
+    fn a_counterexample_outside_the_facts_is_an_internal_error() {
+        crate::deadline::in_own_context(|| {
+            let mut loose = Facts::default();
+            loose.declare("M").unwrap();
+            let loose = Arc::new(loose);
+            let mut tight = Facts::default();
+            tight.declare("M where 8 <= M <= 64").unwrap();
+            let m = SymInt::param("M", &loose);
+            let scope = Scope {
+                syms: vec![&m],
+                ..Scope::default()
+            };
+            let mut q = Query::new(loose.clone(), &scope, Deadline::none()).unwrap();
+            let t = q.sym(&m).unwrap();
+            q.assert(&t.eq(&q.konst(100)).unwrap());
+            let ctx = Ctx {
+                facts: Arc::new(tight),
+                params: BTreeSet::from(["M".to_string()]),
+                deadline: Deadline::none(),
+            };
+            let accept = |_: &Vals, _: &Vals| {
+                Ok(Some(Counterexample {
+                    params: vec![],
+                    witnesses: vec![],
+                    summary: "accepted".into(),
+                }))
+            };
+            match finish(&ctx, &q, accept) {
+                Err(ProveError::Internal(m)) => {
+                    assert!(m.contains("violates the facts: M = 100, but 8 <= M <= 64"), "{m}")
+                }
+                other => panic!("{other:?}"),
+            }
+            // The same model under the loose facts is reported.
+            let ctx = Ctx { facts: loose, ..ctx };
+            assert!(matches!(finish(&ctx, &q, accept), Ok(Verdict::Refuted(_))));
+        });
+    }
+}
