@@ -59,7 +59,6 @@ enum Cmd {
     #[command(after_help = tessera::language::EXPRESSION_HELP)]
     Eval {
         /// The expression, e.g. 'logical_divide(24:1, 4:2)'; it may start with '-' ('-4:1').
-        #[arg(allow_hyphen_values = true)]
         expr: Option<String>,
         /// Answer one line per input line of FILE ('-' for stdin): the result or 'error: ...'
         /// (also for a line that is not UTF-8 or is longer than 1 MiB). Exits 0 once every
@@ -67,6 +66,10 @@ enum Cmd {
         /// FILE cannot be read.
         #[arg(long, value_name = "FILE", conflicts_with = "expr")]
         batch: Option<String>,
+        /// Threads answering --batch lines, at least 1 (default: every core); answers keep
+        /// the order of the input.
+        #[arg(long, short = 'j', value_name = "N", value_parser = parse_jobs)]
+        jobs: Option<usize>,
         /// Declare symbolic parameters with facts, e.g. 'M where M % 128 == 0, M <= 65536'
         /// or 'M, N'. Extents are at least 1 unless stated otherwise.
         #[arg(long = "param", value_name = "DECL")]
@@ -80,7 +83,6 @@ enum Cmd {
     /// printed one let-binding per line.
     Lower {
         /// The expression, e.g. '(4,8):(8,1)' or 'Sw<3,3,3> o (8,64):(64,1)'.
-        #[arg(allow_hyphen_values = true)]
         expr: String,
         /// Lower as a function of the flat coordinates c0, c1, ... instead of the index i.
         #[arg(long)]
@@ -125,8 +127,35 @@ fn check_prove_args(property: &str, args: &[String], params: &[String]) -> Resul
 /// deep expression an error message, never an abort. Untouched stack costs no memory.
 const STACK: usize = 256 << 20;
 
+/// The command line with an `eval` or `lower` expression that starts with `-` (`-4:1`,
+/// `-(2+3)`, `-M`) moved after a `--`, so that it is not taken for a flag while the short
+/// flags (`-j2`, `-h`) keep their meaning. An argument counts as such an expression when it
+/// starts with `-`, is not `--...`, `-h` or `-j...`, and is not the value of an option.
+fn hyphen_expressions(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    const TAKES_VALUE: [&str; 6] = ["--batch", "--param", "--bind", "-j", "--jobs", "--timeout"];
+    let Some(sub) = args.iter().position(|a| a == "eval" || a == "lower") else {
+        return args;
+    };
+    if args.iter().any(|a| a == "--") {
+        return args;
+    }
+    let found = (sub + 1..args.len()).find(|&k| {
+        let a = args[k].to_string_lossy();
+        let b = a.as_bytes();
+        let after_option = TAKES_VALUE.contains(&args[k - 1].to_string_lossy().as_ref());
+        let flag = b.starts_with(b"--") || b == b"-h" || b.starts_with(b"-j");
+        !after_option && !flag && b.len() > 1 && b[0] == b'-'
+    });
+    if let Some(k) = found {
+        let e = args.remove(k);
+        args.push("--".into());
+        args.push(e);
+    }
+    args
+}
+
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match Cli::try_parse_from(hyphen_expressions(std::env::args_os().collect())) {
         Ok(c) => c,
         Err(e) => {
             // Usage errors (unknown flag, bad value, missing argument) are bad input, exit 3;
@@ -158,13 +187,14 @@ fn run(cli: Cli) -> i32 {
         Cmd::Eval {
             expr,
             batch,
+            jobs,
             params,
             binds,
         } => {
             let p: Vec<&str> = params.iter().map(String::as_str).collect();
             let b: Vec<&str> = binds.iter().map(String::as_str).collect();
             match Session::new(&p, &b) {
-                Ok(session) => eval_cmd(&session, expr, batch),
+                Ok(session) => eval_cmd(&session, expr, batch, jobs),
                 Err(e) => {
                     eprintln!("error: {e}");
                     exit::BAD_INPUT
@@ -213,9 +243,12 @@ fn run(cli: Cli) -> i32 {
     }
 }
 
-fn eval_cmd(session: &Session, expr: Option<String>, batch: Option<String>) -> i32 {
+fn eval_cmd(session: &Session, expr: Option<String>, batch: Option<String>, jobs: Option<usize>) -> i32 {
     match (expr, batch) {
-        (_, Some(path)) => batch::run(session, &path),
+        (_, Some(path)) => {
+            let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+            batch::run(session, &path, jobs)
+        }
         (Some(e), None) => match answer(session, &e) {
             Ok(v) => {
                 exit::print(&format!("{v}\n"));

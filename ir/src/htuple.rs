@@ -498,7 +498,7 @@ impl<T: Clone> HTuple<T> {
 
 impl<T: fmt::Display> fmt::Display for HTuple<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write_tree(f, &self.prof.0, &self.leaves, |f, x| write!(f, "{x}"))
+        write_tree(f, &self.prof.0, &self.leaves, |f, x| fmt::Display::fmt(x, f))
     }
 }
 

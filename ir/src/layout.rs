@@ -407,6 +407,8 @@ impl<I: Int> LayoutBuilder<I> {
 
 impl<I: Int> fmt::Display for Layout<I> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}", self.shape, self.stride)
+        fmt::Display::fmt(&self.shape, f)?;
+        f.write_str(":")?;
+        fmt::Display::fmt(&self.stride, f)
     }
 }

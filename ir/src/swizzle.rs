@@ -158,8 +158,9 @@ impl<I: Int> fmt::Display for ComposedLayout<I> {
             write!(f, "{sw} o ")?;
         }
         if !self.offset.is(0) || self.swizzle.is_none() {
-            write!(f, "{} o ", self.offset)?;
+            fmt::Display::fmt(&self.offset, f)?;
+            f.write_str(" o ")?;
         }
-        write!(f, "{}", self.inner)
+        fmt::Display::fmt(&self.inner, f)
     }
 }

@@ -11,6 +11,7 @@
 //! longer soak run, and `TESSERA_PROPTEST_SCALE=N` multiplies every case count.
 
 use proptest::prelude::*;
+use tessera_ir::eval::{Env, eval_expr};
 use tessera_ir::{Error, eval_str};
 
 mod common;
@@ -148,6 +149,17 @@ fn eval_twice(src: &str) -> Result<(tessera_ir::Result<String>, Option<tessera_i
         .stack_size(STACK)
         .spawn(move || {
             let r = eval_str(&s);
+            // Literals read straight into values mean what the general productions read.
+            let general = tessera_ir::text::parser::parse_expr_without_literals(&s)
+                .map_err(Error::Parse)
+                .and_then(|e| eval_expr::<i64>(&e, &Env::new(), &s))
+                .and_then(|v| v.check_depth())
+                .map(|v| v.to_string());
+            assert_eq!(
+                r.as_ref().map_err(ToString::to_string),
+                general.as_ref().map_err(ToString::to_string),
+                "{s:?}: the literal reading and the general one differ"
+            );
             // A result prints in the canonical form, which is an expression again.
             let again = r.as_ref().ok().map(|out| eval_str(out));
             (r, again)

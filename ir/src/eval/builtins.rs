@@ -145,11 +145,11 @@ pub(super) fn call<I: Int>(
 ) -> Result<Value<I>> {
     // Arguments arrive evaluated, so that this large function is not on the stack of the
     // recursion over nested calls.
-    let ev = |k: usize| vals[k].clone();
+    let ev = |k: usize| vals[k].as_ref().map_err(crate::Error::clone);
     let ar = |lo: usize, hi: usize| arity(src, e, name, args, lo, hi);
     let tiler_op = |f: fn(&Layout<I>, &Tiler<I>) -> Result<Layout<I>>| -> Result<Value<I>> {
         ar(2, 2)?;
-        let a = LayoutArg::of(&ev(0)?)?;
+        let a = LayoutArg::of(ev(0)?)?;
         let t = ev(1)?.to_tiler()?;
         a.map(|l| f(l, &t))
     };
@@ -168,7 +168,7 @@ pub(super) fn call<I: Int>(
     match name {
         "coalesce" | "coalesce_z" => {
             ar(1, 2)?;
-            let a = LayoutArg::of(&ev(0)?)?;
+            let a = LayoutArg::of(ev(0)?)?;
             let prof = if args.len() == 2 {
                 Some(ev(1)?.to_profile()?)
             } else {
@@ -185,7 +185,7 @@ pub(super) fn call<I: Int>(
         "filter" => unary(alg::filter),
         "composition" => {
             ar(2, 2)?;
-            let a = LayoutArg::of(&ev(0)?)?;
+            let a = LayoutArg::of(ev(0)?)?;
             let t = ev(1)?.to_tiler()?;
             a.map(|l| alg::composition_tiler(l, &t))
         }
@@ -209,7 +209,7 @@ pub(super) fn call<I: Int>(
         "flat_product" => tiler_op(alg::flat_product),
         "blocked_product" | "raked_product" => {
             ar(2, 2)?;
-            let a = LayoutArg::of(&ev(0)?)?;
+            let a = LayoutArg::of(ev(0)?)?;
             let b = ev(1)?.to_layout()?;
             let f = if name == "blocked_product" {
                 alg::blocked_product
@@ -231,7 +231,7 @@ pub(super) fn call<I: Int>(
         }
         "recast" => {
             ar(2, 2)?;
-            let a = LayoutArg::of(&ev(0)?)?;
+            let a = LayoutArg::of(ev(0)?)?;
             let (p, q) = rational(&args[1], env, src)?;
             a.map(|l| alg::recast(l, p, q))
         }
@@ -239,7 +239,7 @@ pub(super) fn call<I: Int>(
             if args.is_empty() {
                 return Err(at(src, e, "make_layout takes at least one layout"));
             }
-            let vals: Vec<Value<I>> = (0..args.len()).map(ev).collect::<Result<_>>()?;
+            let vals: Vec<Value<I>> = (0..args.len()).map(|k| ev(k).cloned()).collect::<Result<_>>()?;
             let parts: Vec<Value<I>> = match vals.as_slice() {
                 [Value::Tuple(items)] if items.iter().any(|v| matches!(v, Value::Layout(_))) => items.clone(),
                 _ => vals,
@@ -281,13 +281,13 @@ pub(super) fn call<I: Int>(
         }
         "select" => {
             ar(2, 2)?;
-            let idx = index_list(&ev(1)?)?;
-            map_modes(&ev(0)?, |m| m.select(&idx), |t| t.select(&idx))
+            let idx = index_list(ev(1)?)?;
+            map_modes(ev(0)?, |m| m.select(&idx), |t| t.select(&idx))
         }
         "take" => {
             ar(3, 3)?;
             let (b, en) = (ev(1)?.to_index()?, ev(2)?.to_index()?);
-            map_modes(&ev(0)?, |m| m.take(b, en), |t| t.take(b, en))
+            map_modes(ev(0)?, |m| m.take(b, en), |t| t.take(b, en))
         }
         "get" => {
             ar(1, usize::MAX)?;
@@ -315,7 +315,7 @@ pub(super) fn call<I: Int>(
             let w = name == "wrap";
             match ev(0)? {
                 Value::Layout(l) => {
-                    let (s, d) = l.into_parts();
+                    let (s, d) = l.clone().into_parts();
                     let (s, d) = if w {
                         (s.wrap(), d.wrap())
                     } else {
@@ -354,7 +354,7 @@ pub(super) fn call<I: Int>(
         "stride" => {
             ar(1, 1)?;
             let v = ev(0)?;
-            let l = LayoutArg::of(&v)?;
+            let l = LayoutArg::of(v)?;
             Ok(stride_tuple_value(l.inner().stride()))
         }
         "coshape" | "coprofile" => {
@@ -410,7 +410,7 @@ pub(super) fn call<I: Int>(
                 // PyCuTe's crd2idx(crd, shape, stride) is the layout shape:stride at crd.
                 let l = Layout::new(ev(1)?.to_shape()?, ev(2)?.to_stride_tuple()?)
                     .map_err(|err| at(src, e, format!("crd2idx: {err}")))?;
-                return super::eval_at(&Value::Layout(l), &ev(0)?);
+                return super::eval_at(&Value::Layout(l), ev(0)?);
             }
             Ok(Value::Int(shape::crd2idx(
                 &ev(0)?.to_int_tuple()?,
@@ -455,7 +455,7 @@ pub(super) fn call<I: Int>(
             ar(2, 2)?;
             let (c, b) = (ev(0)?, ev(1)?);
             let mut out = Vec::new();
-            slice_dice(&c, &b, name == "slice_", &mut out).map_err(|m| at(src, e, format!("{name}: {m}")))?;
+            slice_dice(c, b, name == "slice_", &mut out).map_err(|m| at(src, e, format!("{name}: {m}")))?;
             Ok(Value::Tuple(out))
         }
         "unflatten" => {

@@ -25,6 +25,7 @@ use crate::int::Int;
 use crate::layout::Layout;
 use crate::stride::Stride;
 use crate::swizzle::{ComposedLayout, Swizzle};
+use crate::text::literal::Literal;
 use crate::text::{BinOp, Expr, ExprKind, SuffixOp, parse_expr};
 use std::collections::HashMap;
 
@@ -180,11 +181,25 @@ impl Session {
 
     /// Parses and evaluates one line, printing the result canonically.
     pub fn eval(&self, src: &str) -> Result<String> {
-        if self.env.vars.is_empty() {
-            return eval_str(src);
-        }
+        let mut out = String::new();
+        self.eval_to(src, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`Session::eval`], appending the result to `out` (which is left as it was on an error).
+    pub fn eval_to(&self, src: &str, out: &mut String) -> Result<()> {
+        use std::fmt::Write;
         let e = parse_expr(src)?;
-        Ok(eval_expr(&e, &self.env, src)?.check_depth()?.to_string())
+        let before = out.len();
+        let written = if self.env.vars.is_empty() {
+            write!(out, "{}", eval_expr::<i64>(&e, &Env::new(), src)?.check_depth()?)
+        } else {
+            write!(out, "{}", eval_expr(&e, &self.env, src)?.check_depth()?)
+        };
+        written.map_err(|_| {
+            out.truncate(before);
+            Error::invalid("the result could not be printed")
+        })
     }
 }
 
@@ -260,6 +275,7 @@ fn at_col(src: &str, col: usize, msg: impl Into<String>) -> Error {
 pub fn eval_expr<I: Int>(e: &Expr, env: &Env<I>, src: &str) -> Result<Value<I>> {
     match &e.kind {
         ExprKind::Int(v) => Ok(Value::Int(I::lit(*v))),
+        ExprKind::Literal(l) => literal_value(l),
         ExprKind::Bool(b) => Ok(Value::Bool(*b)),
         ExprKind::Underscore => Ok(Value::Keep),
         ExprKind::Name(n) => env.get(n).cloned().ok_or_else(|| {
@@ -350,7 +366,30 @@ pub fn eval_expr<I: Int>(e: &Expr, env: &Env<I>, src: &str) -> Result<Value<I>> 
     }
 }
 
-/// `shape:stride`.
+/// The value of a literal, in the integers of the evaluation.
+fn literal_value<I: Int>(l: &Literal) -> Result<Value<I>> {
+    // Concrete evaluation takes the literal's layout as it is.
+    if let Literal::Layout(l) = l
+        && let Some(same) = (l as &dyn std::any::Any).downcast_ref::<Layout<I>>()
+    {
+        return Ok(Value::Layout(same.clone()));
+    }
+    let int = |t: &HTuple<i64>| t.map(|v| I::lit(*v));
+    Ok(match l {
+        Literal::Tuple(t) => Value::from_int_tuple(&int(t)),
+        Literal::Layout(l) => {
+            let stride = l.stride().try_map(|d| match d {
+                Stride::Int(v) => Ok(Stride::Int(I::lit(*v))),
+                Stride::F2(v) => Ok(Stride::F2(*v)),
+                Stride::Basis(b) => {
+                    Stride::from_sorted_terms(b.terms().iter().map(|(p, v)| (p.clone(), I::lit(*v))))
+                }
+            })?;
+            Value::Layout(Layout::from_parts(int(l.shape()), stride))
+        }
+    })
+}
+
 fn eval_layout<I: Int>(s: &Expr, d: &Expr, env: &Env<I>, src: &str) -> Result<Value<I>> {
     let shape = eval_expr(s, env, src)?
         .to_int_tuple()
@@ -359,30 +398,8 @@ fn eval_layout<I: Int>(s: &Expr, d: &Expr, env: &Env<I>, src: &str) -> Result<Va
         .to_stride_tuple()
         .map_err(|err| at(src, d, err.to_string()))?;
     Ok(Value::Layout(
-        make_layout(shape, stride).map_err(|err| at(src, d, err.to_string()))?,
+        crate::text::literal::make_layout(shape, stride).map_err(|err| at(src, d, err.to_string()))?,
     ))
-}
-
-/// `shape:stride`; a stride that is coarser than the shape is a base for compact strides.
-fn make_layout<I: Int>(shape: HTuple<I>, stride: HTuple<Stride<I>>) -> Result<Layout<I>> {
-    if shape.congruent(&stride) {
-        return Layout::new(shape, stride);
-    }
-    if !stride.weakly_congruent(&shape) {
-        return Err(Error::invalid(format!(
-            "shape {shape} and stride {stride} are not congruent"
-        )));
-    }
-    if let Some(base) = stride.as_leaf() {
-        return Layout::with_base(&shape, base);
-    }
-    let modes: Result<Vec<Layout<I>>> = shape
-        .modes()
-        .into_iter()
-        .zip(stride.modes())
-        .map(|(s, d)| make_layout(s, d))
-        .collect();
-    Ok(Layout::concat(modes?))
 }
 
 /// `x o y`.

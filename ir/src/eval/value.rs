@@ -33,21 +33,21 @@ pub enum Value<I = i64> {
 impl<I: Int> fmt::Display for Value<I> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Value::Int(v) => write!(f, "{v}"),
-            Value::Stride(s) => write!(f, "{s}"),
+            Value::Int(v) => fmt::Display::fmt(v, f),
+            Value::Stride(s) => fmt::Display::fmt(s, f),
             Value::Tuple(vs) => {
                 f.write_str("(")?;
                 for (k, v) in vs.iter().enumerate() {
                     if k > 0 {
                         f.write_str(",")?;
                     }
-                    write!(f, "{v}")?;
+                    fmt::Display::fmt(v, f)?;
                 }
                 f.write_str(")")
             }
             Value::Keep => f.write_str("_"),
-            Value::Layout(l) => write!(f, "{l}"),
-            Value::Composed(c) => write!(f, "{c}"),
+            Value::Layout(l) => fmt::Display::fmt(l, f),
+            Value::Composed(c) => fmt::Display::fmt(c, f),
             Value::Swizzle(s) => write!(f, "{s}"),
             Value::Bool(b) => write!(f, "{b}"),
         }

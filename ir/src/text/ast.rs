@@ -86,6 +86,8 @@ pub struct Expr {
 pub enum ExprKind {
     /// An integer literal.
     Int(i64),
+    /// An int tuple or layout literal, read straight into its value ([`super::literal`]).
+    Literal(Box<super::literal::Literal>),
     /// `true` or `false`.
     Bool(bool),
     /// A name: a bound variable or a parameter.

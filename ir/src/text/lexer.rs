@@ -36,74 +36,125 @@ pub const I64_MIN_MAGNITUDE: &str = "9223372036854775808";
 
 /// Splits one line of source into tokens.
 pub fn lex(src: &str) -> Result<Vec<Token>, ParseError> {
+    check(src)?;
+    let mut out = Vec::with_capacity(src.len() / 2 + 1);
+    let mut i = 0usize;
+    loop {
+        let t = next_token(src, &mut i);
+        let end = t.tok == Tok::End;
+        out.push(t);
+        if end {
+            return Ok(out);
+        }
+    }
+}
+
+/// The first lexical error of `src`, as [`lex`] reports it: an unexpected character or an
+/// integer past i64, at its column. A source that passes lexes without error, token by token
+/// with [`next_token`], so that a parser can lex lazily and skip what it reads otherwise.
+pub fn check(src: &str) -> Result<(), ParseError> {
     let bytes = src.as_bytes();
-    let mut out = Vec::new();
     let mut i = 0usize;
     while i < bytes.len() {
         let c = bytes[i];
-        if c.is_ascii_whitespace() {
-            i += 1;
-            continue;
-        }
-        let start = i;
         if c.is_ascii_digit() || (c == b'_' && bytes.get(i + 1).is_some_and(|b| b.is_ascii_digit())) {
-            if c == b'_' {
-                i += 1;
-            }
-            let ds = i;
+            let ds = if c == b'_' { i + 1 } else { i };
+            i = ds;
             while i < bytes.len() && bytes[i].is_ascii_digit() {
                 i += 1;
             }
-            let text = &src[ds..i];
-            let tok = match text.parse::<i64>() {
-                Ok(v) => Tok::Int(v),
-                Err(_) if text.trim_start_matches('0') == I64_MIN_MAGNITUDE => Tok::MinMagnitude,
-                Err(_) => {
-                    return Err(ParseError::new(
-                        format!("integer {text} does not fit in i64"),
-                        src,
-                        ds,
-                    ));
-                }
-            };
-            out.push(Token { tok, col: start });
+            // 18 digits always fit; longer runs are read as the lexer reads them.
+            if i - ds > 18 {
+                int_token(src, ds, i)?;
+            }
             continue;
         }
-        if c.is_ascii_alphabetic() || c == b'_' {
-            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
-                i += 1;
-            }
-            let word = &src[start..i];
-            let tok = match word {
-                "_" => Tok::Underscore,
-                "o" => Tok::Compose,
-                w => Tok::Name(w.to_string()),
-            };
-            out.push(Token { tok, col: start });
+        if c.is_ascii_alphanumeric() || c == b'_' || c.is_ascii_whitespace() || is_punct(c) {
+            i += 1;
             continue;
         }
-        match c {
-            b'(' | b')' | b'[' | b']' | b',' | b':' | b'@' | b'+' | b'-' | b'*' | b'/' | b'%' | b'<'
-            | b'>' | b'=' | b'!' | b'&' | b'|' => {
-                out.push(Token {
-                    tok: Tok::Punct(c as char),
-                    col: start,
-                });
-                i += 1;
-            }
-            _ => {
-                let ch = src[start..].chars().next().unwrap_or('?');
-                return Err(ParseError::new(
-                    format!("unexpected character '{ch}'"),
-                    src,
-                    start,
-                ));
-            }
-        }
+        let ch = src[i..].chars().next().unwrap_or('?');
+        return Err(ParseError::new(format!("unexpected character '{ch}'"), src, i));
     }
-    out.push(Token {
-        tok: Tok::End,
-        col: src.len(),
-    });
-    Ok(out)
+    Ok(())
+}
+
+fn is_punct(c: u8) -> bool {
+    matches!(
+        c,
+        b'(' | b')'
+            | b'['
+            | b']'
+            | b','
+            | b':'
+            | b'@'
+            | b'+'
+            | b'-'
+            | b'*'
+            | b'/'
+            | b'%'
+            | b'<'
+            | b'>'
+            | b'='
+            | b'!'
+            | b'&'
+            | b'|'
+    )
+}
+
+/// The integer token of the digits `src[ds..end]`.
+fn int_token(src: &str, ds: usize, end: usize) -> Result<Tok, ParseError> {
+    let text = &src[ds..end];
+    match text.parse::<i64>() {
+        Ok(v) => Ok(Tok::Int(v)),
+        Err(_) if text.trim_start_matches('0') == I64_MIN_MAGNITUDE => Ok(Tok::MinMagnitude),
+        Err(_) => Err(ParseError::new(
+            format!("integer {text} does not fit in i64"),
+            src,
+            ds,
+        )),
+    }
+}
+
+/// The token at byte `*i` of a source that passed [`check`] (after any whitespace), moving `*i`
+/// past it; [`Tok::End`] at the end.
+pub fn next_token(src: &str, i: &mut usize) -> Token {
+    let bytes = src.as_bytes();
+    while *i < bytes.len() && bytes[*i].is_ascii_whitespace() {
+        *i += 1;
+    }
+    let start = *i;
+    let Some(&c) = bytes.get(start) else {
+        return Token {
+            tok: Tok::End,
+            col: src.len(),
+        };
+    };
+    if c.is_ascii_digit() || (c == b'_' && bytes.get(start + 1).is_some_and(|b| b.is_ascii_digit())) {
+        let ds = if c == b'_' { start + 1 } else { start };
+        *i = ds;
+        while *i < bytes.len() && bytes[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        // `check` accepted these digits.
+        let tok = int_token(src, ds, *i).unwrap_or(Tok::MinMagnitude);
+        return Token { tok, col: start };
+    }
+    if c.is_ascii_alphabetic() || c == b'_' {
+        while *i < bytes.len() && (bytes[*i].is_ascii_alphanumeric() || bytes[*i] == b'_') {
+            *i += 1;
+        }
+        let tok = match &src[start..*i] {
+            "_" => Tok::Underscore,
+            "o" => Tok::Compose,
+            w => Tok::Name(w.to_string()),
+        };
+        return Token { tok, col: start };
+    }
+    // `check` accepted the character: punctuation.
+    *i += 1;
+    Token {
+        tok: Tok::Punct(c as char),
+        col: start,
+    }
 }

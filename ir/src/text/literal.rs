@@ -45,14 +45,29 @@ pub enum Literal {
 /// Reads the literal that starts at byte `start` of `src` (after any whitespace), returning it
 /// and the offset of the first non-whitespace byte after it.
 pub fn scan(src: &str, start: usize) -> Option<(Literal, usize)> {
+    scan_nested(src, start).map(|(l, end, _)| (l, end))
+}
+
+/// [`scan`], with the nesting the parser counts for the literal's text (one level per bracket,
+/// per `@` index and per `F2(...)`), so that a parser can keep its limit.
+pub fn scan_nested(src: &str, start: usize) -> Option<(Literal, usize, usize)> {
     let b = src.as_bytes();
-    let (shape, i) = tree(b, start, int)?;
+    let (shape, i, sd) = tree(b, start, int, |_| 0)?;
     if b.get(i) != Some(&b':') {
-        return Some((Literal::Tuple(shape), i));
+        return Some((Literal::Tuple(shape), i, sd));
     }
-    let (stride, j) = tree(b, i + 1, stride)?;
+    let (stride, j, dd) = tree(b, i + 1, stride, stride_nesting)?;
     let l = make_layout(shape, stride).ok()?;
-    Some((Literal::Layout(l), j))
+    Some((Literal::Layout(l), j, sd.max(dd)))
+}
+
+/// The levels a stride leaf's text opens: one per `@` index, one for `F2(...)`.
+fn stride_nesting(d: &Stride<i64>) -> usize {
+    match d {
+        Stride::Int(_) => 0,
+        Stride::F2(_) => 1,
+        Stride::Basis(b) => b.terms().iter().map(|(p, _)| p.len()).max().unwrap_or(0),
+    }
 }
 
 /// `shape:stride` as the text format defines it: congruent parts, or a stride that is weakly
@@ -86,12 +101,16 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// Reads one leaf at an offset: the value and the offset after it.
-type LeafReader<T> = fn(&[u8], usize) -> Option<(T, usize)>;
-
 /// A tree of leaves read by `leaf`, without recursion: `(` opens a tuple, `,` separates modes,
 /// `)` closes. Empty and one-element tuples are left to the parser.
-fn tree<T: Clone>(b: &[u8], start: usize, leaf: LeafReader<T>) -> Option<(HTuple<T>, usize)> {
+#[inline(always)]
+fn tree<T: Clone>(
+    b: &[u8],
+    start: usize,
+    leaf: impl Fn(&[u8], usize) -> Option<(T, usize)>,
+    nesting: impl Fn(&T) -> usize,
+) -> Option<(HTuple<T>, usize, usize)> {
+    let mut depth = 0usize;
     let mut toks: Tokens = SmallVec::new();
     let mut leaves: Leaves<T> = SmallVec::new();
     // For each open tuple: the index of its token and its modes so far.
@@ -108,13 +127,14 @@ fn tree<T: Clone>(b: &[u8], start: usize, leaf: LeafReader<T>) -> Option<(HTuple
             continue;
         }
         let (v, j) = leaf(b, i)?;
+        depth = depth.max(open.len() + nesting(&v));
         leaves.push(v);
         toks.push(0);
         i = skip_ws(b, j);
         // One element is done: close tuples, or move to the next mode.
         loop {
             let Some(top) = open.last_mut() else {
-                return Some((HTuple::from_raw(toks, leaves), i));
+                return Some((HTuple::from_raw(toks, leaves), i, depth));
             };
             top.1 += 1;
             if top.1 > MAX_MODES {
@@ -184,8 +204,11 @@ fn stride(b: &[u8], i: usize) -> Option<(Stride<i64>, usize)> {
             break;
         }
         let (p, e) = int(b, skip_ws(b, k + 1))?;
-        // The parser reads `@-1` as a negative path entry: leave it to its message.
-        path.push(u32::try_from(p).ok()?);
+        // Negative indices and indices past the longest tuple are the parser's errors.
+        if !(0..i64::from(MAX_MODES)).contains(&p) {
+            return None;
+        }
+        path.push(p as u32);
         j = e;
     }
     if path.is_empty() {
@@ -252,6 +275,15 @@ mod tests {
             let whole = r.as_ref().is_some_and(|(_, end)| *end == s.len());
             assert!(!whole, "{s} read as {r:?}");
         }
+    }
+
+    #[test]
+    fn nesting_counts_as_the_parser_does() {
+        let n = |s: &str| scan_nested(s, 0).map(|(_, _, d)| d);
+        assert_eq!(n("4"), Some(0));
+        assert_eq!(n("(4,(2,3))"), Some(2));
+        assert_eq!(n("(4,5):(1@0,1@1@0)"), Some(3));
+        assert_eq!(n("8:F2(5)"), Some(1));
     }
 
     #[test]

@@ -29,7 +29,8 @@
 //! with a column.
 
 use super::ast::{ArithStep, BinOp, Expr, ExprKind, SliceItem, Suffix, SuffixOp};
-use super::lexer::{Tok, Token, lex};
+use super::lexer::{self, Tok, Token};
+use super::literal;
 use crate::error::ParseError;
 
 /// Deepest nesting accepted (see the module documentation for what counts as a level). It
@@ -43,6 +44,18 @@ pub const MAX_SOURCE_LEN: usize = 1 << 20;
 /// Parses one expression; the whole line must be consumed.
 pub fn parse_expr(src: &str) -> Result<Expr, ParseError> {
     let mut p = Parser::new(src)?;
+    let e = p.expr()?;
+    p.expect_end()?;
+    Ok(e)
+}
+
+/// [`parse_expr`] without reading literals straight into values: every literal goes through
+/// the general productions. The two readings must agree on every input (the fuzz tests compare
+/// them); this one exists for that comparison.
+#[doc(hidden)]
+pub fn parse_expr_without_literals(src: &str) -> Result<Expr, ParseError> {
+    let mut p = Parser::new(src)?;
+    p.literals = false;
     let e = p.expr()?;
     p.expect_end()?;
     Ok(e)
@@ -79,11 +92,17 @@ fn ungroup(mut e: Expr) -> Expr {
 
 struct Parser<'a> {
     src: &'a str,
+    /// The tokens lexed so far: up to `pos` at least (or to the end); [`Parser::lookahead`]
+    /// lexes further.
     toks: Vec<Token>,
+    /// Where lexing resumes.
+    lex_at: usize,
     pos: usize,
     depth: usize,
     /// Directly inside a stride literal, where `(...)` after a value evaluates the whole layout.
     in_stride: bool,
+    /// Whether literals are read straight into values ([`literal`]).
+    literals: bool,
 }
 
 impl<'a> Parser<'a> {
@@ -98,13 +117,38 @@ impl<'a> Parser<'a> {
                 MAX_SOURCE_LEN,
             ));
         }
-        Ok(Parser {
+        lexer::check(src)?;
+        let mut p = Parser {
             src,
-            toks: lex(src)?,
+            toks: Vec::with_capacity(16),
+            lex_at: 0,
             pos: 0,
             depth: 0,
             in_stride: false,
-        })
+            literals: true,
+        };
+        p.fill();
+        Ok(p)
+    }
+
+    /// Lexes the token at the position (unless the end came before).
+    fn fill(&mut self) {
+        self.lookahead(0);
+    }
+
+    /// Lexes up to `k` tokens past the position (or to the end), for [`Parser::peek_at`].
+    fn lookahead(&mut self, k: usize) {
+        while self.toks.len() <= self.pos + k && self.toks.last().is_none_or(|t| t.tok != Tok::End) {
+            let t = lexer::next_token(self.src, &mut self.lex_at);
+            self.toks.push(t);
+        }
+    }
+
+    /// Moves the position to byte `end` of the source, past text read without tokens.
+    fn skip_to(&mut self, end: usize) {
+        self.toks.truncate(self.pos);
+        self.lex_at = end;
+        self.fill();
     }
 
     fn peek(&self) -> &Tok {
@@ -121,8 +165,9 @@ impl<'a> Parser<'a> {
 
     fn bump(&mut self) -> Token {
         let t = self.toks[self.pos].clone();
-        if self.pos + 1 < self.toks.len() {
+        if t.tok != Tok::End {
             self.pos += 1;
+            self.fill();
         }
         t
     }
@@ -204,6 +249,9 @@ impl<'a> Parser<'a> {
 
     fn layout(&mut self) -> Result<Expr, ParseError> {
         let col = self.col();
+        if let Some(e) = self.literal(col) {
+            return e;
+        }
         let shape = self.sum()?;
         if !self.eat(&Tok::Punct(':')) {
             return Ok(shape);
@@ -217,6 +265,39 @@ impl<'a> Parser<'a> {
             col,
         };
         self.suffixes(e, col)
+    }
+
+    /// An int tuple or layout literal at `col`, read without tokens when it is the whole of
+    /// this `layout` production: the text after it ends the production (`,` `)` `]` `o` or
+    /// the end; a layout may also take suffixes) and its nesting fits the limit. Anything
+    /// else is `None`, and the general productions read the text with the same meaning.
+    fn literal(&mut self, col: usize) -> Option<Result<Expr, ParseError>> {
+        if !self.literals || !matches!(self.peek(), Tok::Int(_) | Tok::Punct('(') | Tok::Punct('-')) {
+            return None;
+        }
+        let (lit, end, nesting) = literal::scan_nested(self.src, col)?;
+        if self.depth + nesting > MAX_DEPTH {
+            return None;
+        }
+        let b = self.src.as_bytes();
+        let ends = match b.get(end) {
+            None | Some(b',' | b')' | b']') => true,
+            Some(b'o') => !b
+                .get(end + 1)
+                .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_'),
+            Some(b'(' | b'[') => matches!(lit, literal::Literal::Layout(_)),
+            _ => false,
+        };
+        if !ends {
+            return None;
+        }
+        self.skip_to(end);
+        let is_layout = matches!(lit, literal::Literal::Layout(_));
+        let e = Expr {
+            kind: ExprKind::Literal(Box::new(lit)),
+            col,
+        };
+        Some(if is_layout { self.suffixes(e, col) } else { Ok(e) })
     }
 
     /// A parameter of `Sw<b,m,s>`: one level when it is another swizzle (`Sw<Sw<...`), the
@@ -418,6 +499,7 @@ impl<'a> Parser<'a> {
 
     /// An argument: an expression, or a keyword argument `name=expr` (for properties).
     fn arg(&mut self) -> Result<Expr, ParseError> {
+        self.lookahead(2);
         if let (Tok::Name(n), Tok::Punct('='), t2) = (self.peek(), self.peek_at(1), self.peek_at(2))
             && *t2 != Tok::Punct('=')
         {
@@ -480,6 +562,7 @@ impl<'a> Parser<'a> {
     }
 
     fn primary(&mut self) -> Result<Expr, ParseError> {
+        self.lookahead(1);
         let col = self.col();
         let kind = match self.peek() {
             Tok::Int(v) => {

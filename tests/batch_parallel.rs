@@ -1,0 +1,62 @@
+//! `tessera eval --batch` on several threads: the answers are those of one thread, line for
+//! line in input order, whatever mix of results, errors, blank lines and comments the input has.
+
+use std::process::Command;
+
+fn batch(path: &std::path::Path, jobs: &[&str]) -> (String, Option<i32>) {
+    let mut args = vec!["eval", "--batch", path.to_str().unwrap()];
+    args.extend_from_slice(jobs);
+    let out = Command::new(env!("CARGO_BIN_EXE_tessera"))
+        .args(&args)
+        .output()
+        .expect("run tessera");
+    (String::from_utf8(out.stdout).unwrap(), out.status.code())
+}
+
+#[test]
+fn threads_answer_in_input_order() {
+    let kinds = [
+        "composition((6,2):(8,2),(4,3):(3,1))",
+        "logical_divide((8,3):(1,8),3:1)",
+        "composition((4,3):(0,1),(2,3):(2,1))",
+        "",
+        "# a comment",
+        "zipped_divide((4,7):(1,16),(2,7))",
+        "(2+3)*4",
+        "size((4,8):(8,1))",
+        "complement(4:1, 0)",
+        "(4,8",
+        "blocked_product((8,8):(8,1),2:1)",
+    ];
+    // Enough lines for several blocks on every thread, each line made distinct by an index.
+    let mut input = String::new();
+    for i in 0..20_000 {
+        let k = kinds[i % kinds.len()];
+        if k.starts_with("size") {
+            input.push_str(&format!("{i}+{k}\n"));
+        } else {
+            input.push_str(k);
+            input.push('\n');
+        }
+    }
+    let dir = std::env::temp_dir().join(format!("tessera-batch-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("lines.txt");
+    std::fs::write(&path, &input).unwrap();
+
+    let (one, c1) = batch(&path, &["-j1"]);
+    assert_eq!(c1, Some(0));
+    assert_eq!(one.lines().count(), 20_000);
+    for threads in [&["-j", "2"][..], &["--jobs", "3"][..], &[][..]] {
+        let (many, c) = batch(&path, threads);
+        assert_eq!(c, Some(0));
+        assert!(many == one, "{threads:?}: answers differ from one thread's");
+    }
+    // Each line's answer is its own: the indexed sizes come back in order.
+    for (i, line) in one.lines().enumerate() {
+        if kinds[i % kinds.len()].starts_with("size") {
+            assert_eq!(line, (i + 32).to_string());
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
