@@ -69,7 +69,7 @@ pub fn check(src: &str) -> Result<(), ParseError> {
             }
             continue;
         }
-        if c.is_ascii_alphanumeric() || c == b'_' || c.is_ascii_whitespace() || is_punct(c) {
+        if ALLOWED[c as usize] {
             i += 1;
             continue;
         }
@@ -79,28 +79,40 @@ pub fn check(src: &str) -> Result<(), ParseError> {
     Ok(())
 }
 
-fn is_punct(c: u8) -> bool {
-    matches!(
-        c,
-        b'(' | b')'
-            | b'['
-            | b']'
-            | b','
-            | b':'
-            | b'@'
-            | b'+'
-            | b'-'
-            | b'*'
-            | b'/'
-            | b'%'
-            | b'<'
-            | b'>'
-            | b'='
-            | b'!'
-            | b'&'
-            | b'|'
-    )
-}
+/// The bytes a source may hold outside integers: letters, digits, `_`, whitespace and the
+/// punctuation `( ) [ ] , : @ + - * / % < > = ! & |`.
+static ALLOWED: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0usize;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = b.is_ascii_alphanumeric()
+            || b == b'_'
+            || b.is_ascii_whitespace()
+            || matches!(
+                b,
+                b'(' | b')'
+                    | b'['
+                    | b']'
+                    | b','
+                    | b':'
+                    | b'@'
+                    | b'+'
+                    | b'-'
+                    | b'*'
+                    | b'/'
+                    | b'%'
+                    | b'<'
+                    | b'>'
+                    | b'='
+                    | b'!'
+                    | b'&'
+                    | b'|'
+            );
+        c += 1;
+    }
+    t
+};
 
 /// The integer token of the digits `src[ds..end]`.
 fn int_token(src: &str, ds: usize, end: usize) -> Result<Tok, ParseError> {

@@ -57,7 +57,15 @@ pub fn scan_nested(src: &str, start: usize) -> Option<(Literal, usize, usize)> {
         return Some((Literal::Tuple(shape), i, sd));
     }
     let (stride, j, dd) = tree(b, i + 1, stride, stride_nesting)?;
-    let l = make_layout(shape, stride).ok()?;
+    let l = if shape.congruent(&stride) {
+        // The common case, checked here without the generic decisions of `Layout::new`.
+        if shape.leaves().iter().any(|&e| e < 1) {
+            return None;
+        }
+        Layout::from_parts(shape, stride)
+    } else {
+        make_layout(shape, stride).ok()?
+    };
     Some((Literal::Layout(l), j, sd.max(dd)))
 }
 
