@@ -7,7 +7,8 @@ mod common;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 use tessera::ir::algebra::{Tiler, coalesce, coalesce_by, complement, composition_tiler, logical_divide};
-use tessera::ir::{HTuple, Layout, Value};
+use tessera::ir::{HTuple, Layout};
+use tessera::lang::Value;
 
 struct Inputs {
     composition: Vec<(Layout<i64>, Tiler<i64>)>,

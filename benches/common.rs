@@ -3,8 +3,8 @@
 #![allow(dead_code)]
 
 use std::path::PathBuf;
-use tessera::ir::eval::{Env, Value, eval_expr};
 use tessera::ir::text::{ExprKind, parse_expr};
+use tessera::lang::{Env, Value, eval_expr};
 
 /// The corpus file (the shared copy when present, else the one in tests/data).
 pub fn corpus_path() -> PathBuf {

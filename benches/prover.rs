@@ -5,19 +5,31 @@
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
+use std::sync::Arc;
 use std::time::Duration;
-use tessera::ir::eval::Session;
+use tessera::ir::algebra::{Tiler, zipped_divide};
+use tessera::ir::sym::{Facts, SymInt};
+use tessera::ir::{HTuple, Int};
 use tessera::verifier::bank::Bank;
 use tessera::verifier::brute::brute;
 use tessera::verifier::{Func, Options, Property, Verdict, prove};
 
-fn func(s: &Session, src: &str) -> Func {
-    Func::parse(s, src).unwrap()
+fn func(s: &Arc<Facts>, src: &str) -> Func {
+    Func::parse(src, s).unwrap()
+}
+
+/// Parameters declared as `tessera --param` declares them.
+fn facts(decls: &[&str]) -> Arc<Facts> {
+    let mut f = Facts::default();
+    for d in decls {
+        f.declare(d).unwrap();
+    }
+    Arc::new(f)
 }
 
 /// The SM80 fp16 swizzled tile of `rows` x 64 elements, read ldmatrix-style.
 fn tile(rows: i64) -> (Func, Bank) {
-    let s = Session::new(&[], &[]).unwrap();
+    let s = facts(&[]);
     let smem = func(&s, &format!("Sw<3,3,3> o ({rows},64):(64,1)"));
     let tv = func(
         &s,
@@ -72,9 +84,13 @@ fn sizes(c: &mut Criterion) {
 }
 
 fn symbolic(c: &mut Criterion) {
-    let s = Session::new(&["M where M % 128 == 0, 128 <= M <= 65536"], &[]).unwrap();
+    let s = facts(&["M where M % 128 == 0, 128 <= M <= 65536"]);
     // Row-major (M,8), tiled by 128x8 blocks: coalescing cannot reduce it to the identity.
-    let f = func(&s, "zipped_divide((M,8):(8,1), (128,8))");
+    let Func::Layout(a) = func(&s, "(M,8):(8,1)") else {
+        unreachable!("a layout")
+    };
+    let t = Tiler::from_shape(&HTuple::flat([SymInt::lit(128), SymInt::lit(8)]));
+    let f = Func::Layout(zipped_divide(&a, &t).unwrap());
     let p = Property::Injective(f);
     let opts = Options {
         timeout_ms: Some(120_000),

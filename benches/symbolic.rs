@@ -4,8 +4,8 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use tessera::ir::Int;
-use tessera::ir::eval::{Env, Session, Value, eval_expr};
 use tessera::ir::text::{ExprKind, parse_expr};
+use tessera::lang::{Env, Session, Value, eval_expr};
 
 /// `(op, A, B)` with B a tiler or `None`.
 const CASES: &[(&str, &str, Option<&str>)] = &[

@@ -11,10 +11,10 @@
 //! may block, so a tool can send a line and wait for its answer.
 
 use crate::exit;
+use crate::lang::Session;
 use std::io::{BufRead, ErrorKind, Write};
 use std::ops::Range;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use tessera_ir::eval::Session;
 
 /// Evaluates one line, turning a panic (a bug) into an internal error.
 pub fn answer(session: &Session, line: &str) -> Result<String, (i32, String)> {

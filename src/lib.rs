@@ -4,7 +4,7 @@
 //! [`ir`] (`tessera-ir`); the command-line interface is the `tessera` binary.
 //!
 //! ```
-//! assert_eq!(tessera::ir::eval_str("coalesce((2,(1,6)):(1,(6,2)))").unwrap(), "12:1");
+//! assert_eq!(tessera::lang::eval_str("coalesce((2,(1,6)):(1,(6,2)))").unwrap(), "12:1");
 //! ```
 
 pub use tessera_ir as ir;
@@ -14,5 +14,6 @@ pub mod batch;
 pub mod check;
 pub mod cli;
 pub mod exit;
+pub mod lang;
 pub mod language;
 pub mod lower;

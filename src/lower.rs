@@ -1,6 +1,6 @@
 //! `tessera lower`: index arithmetic of a layout, printed one let-binding per line.
 
-use tessera_ir::eval::{Session, Value};
+use crate::lang::{Session, Value};
 use tessera_ir::index::{lower_composed, lower_coords, lower_index, lower_sym};
 use tessera_ir::{Error, Result};
 

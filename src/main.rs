@@ -4,7 +4,7 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 use tessera::batch::{self, answer};
 use tessera::exit;
-use tessera::ir::eval::Session;
+use tessera::lang::Session;
 
 #[derive(Parser)]
 #[command(name = "tessera", version, about = "A compiler and prover for CuTe-style tensor layouts",

@@ -8,8 +8,8 @@ use std::alloc::{GlobalAlloc, Layout as AllocLayout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use tessera::ir::Layout;
 use tessera::ir::algebra::{Tiler, composition_tiler, logical_divide};
-use tessera::ir::eval::{Env, Value, eval_expr};
 use tessera::ir::text::{ExprKind, parse_expr};
+use tessera::lang::{Env, Value, eval_expr};
 
 struct Counting;
 

@@ -6,7 +6,8 @@
 
 use std::collections::BTreeSet;
 use tessera::ir::index::lower_index;
-use tessera::ir::{eval_str, parse_layout};
+use tessera::ir::parse_layout;
+use tessera::lang::eval_str;
 
 #[test]
 fn index_expression_baseline() {

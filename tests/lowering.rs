@@ -4,9 +4,9 @@
 
 use proptest::prelude::*;
 use std::collections::HashMap;
-use tessera::ir::eval::{Session, Value};
 use tessera::ir::index::{lower_composed, lower_coords, lower_index};
 use tessera::ir::{ComposedLayout, HTuple, Layout, Stride, Swizzle};
+use tessera::lang::{Session, Value};
 
 fn leaf() -> impl Strategy<Value = (i64, i64)> {
     (1i64..=7, prop_oneof![3 => 0i64..=40, 1 => -12i64..0])
@@ -99,7 +99,7 @@ fn coordinate_strides_lower_per_axis() {
     let names: Vec<&str> = e.outputs().iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names, ["coord[0]", "coord[1]"]);
     for i in 0..24 {
-        let v = tessera::ir::eval_str(&format!("(4,(2,3)):(1@0,(1@1,2@1))({i})")).unwrap();
+        let v = tessera::lang::eval_str(&format!("(4,(2,3)):(1@0,(1@1,2@1))({i})")).unwrap();
         let got = e.eval(&[("i", i)]).unwrap();
         assert_eq!(v, format!("({},{})", got[0], got[1]));
     }

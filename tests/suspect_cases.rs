@@ -7,7 +7,8 @@ use tessera::ir::algebra::{
     Tiler, blocked_product, composition, logical_divide, raked_product, zipped_divide,
 };
 use tessera::ir::shape::compatible;
-use tessera::ir::{Layout, eval_str, parse_layout};
+use tessera::ir::{Layout, parse_layout};
+use tessera::lang::eval_str;
 
 fn l(s: &str) -> Layout<i64> {
     parse_layout(s).unwrap()
@@ -21,7 +22,7 @@ fn image(x: &Layout<i64>) -> BTreeSet<i64> {
 
 fn tiler(s: &str) -> Tiler<i64> {
     let e = tessera::ir::text::parse_expr(s).unwrap();
-    tessera::ir::eval::eval_expr::<i64>(&e, &Default::default(), s)
+    tessera::lang::eval_expr::<i64>(&e, &Default::default(), s)
         .unwrap()
         .to_tiler()
         .unwrap()

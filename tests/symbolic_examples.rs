@@ -1,8 +1,9 @@
 //! The examples of the symbolic-extents issue, and the error messages for missing assumptions.
 
 use std::collections::HashMap;
-use tessera::ir::eval::{Session, Value};
-use tessera::ir::{Layout, eval_str, parse_layout};
+use tessera::ir::{Layout, parse_layout};
+use tessera::lang::eval_str;
+use tessera::lang::{Session, Value};
 
 fn session(params: &[&str]) -> Session {
     Session::new(params, &[]).unwrap()

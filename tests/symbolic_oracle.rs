@@ -9,9 +9,10 @@ use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use tessera::ir::eval::{Session, Value};
 use tessera::ir::sym::SymInt;
-use tessera::ir::{Error, Layout, eval_str, parse_layout};
+use tessera::ir::{Error, Layout, parse_layout};
+use tessera::lang::eval_str;
+use tessera::lang::{Session, Value};
 
 const PARAMS: [&str; 2] = [
     "M where M % 16 == 0, 32 <= M <= 256",
@@ -104,7 +105,7 @@ fn op_expr() -> impl Strategy<Value = String> {
 }
 
 fn instantiate(l: &Layout<SymInt>, vals: &HashMap<String, i64>) -> Result<Layout<i64>, Error> {
-    tessera::ir::sym::instantiate(l, vals)
+    l.instantiate(vals)
 }
 
 fn substitute(expr: &str, m: i64, n: i64) -> String {

@@ -295,6 +295,67 @@ pub(crate) fn eval_flat<I: Int>(s: &[I], d: &[Stride<I>], idx: &I) -> Result<Str
     Ok(acc)
 }
 
+impl Layout<i64> {
+    /// The same layout in the integers `I` (a concrete layout read as a symbolic one).
+    ///
+    /// ```
+    /// use tessera_ir::{parse_layout, sym::SymInt};
+    /// let l = parse_layout("(4,8):(1@0,F2(3))").unwrap();
+    /// assert_eq!(l.lift::<SymInt>().unwrap().to_string(), "(4,8):(1@0,F2(3))");
+    /// ```
+    pub fn lift<I: Int>(&self) -> Result<Layout<I>> {
+        if let Some(same) = (self as &dyn std::any::Any).downcast_ref::<Layout<I>>() {
+            return Ok(same.clone());
+        }
+        let stride = self.stride.try_map(|d| match d {
+            Stride::Int(v) => Ok(Stride::Int(I::lit(*v))),
+            Stride::F2(v) => Ok(Stride::F2(*v)),
+            Stride::Basis(b) => {
+                Stride::from_sorted_terms(b.terms().iter().map(|(p, v)| (p.clone(), I::lit(*v))))
+            }
+        })?;
+        Ok(Layout {
+            shape: self.shape.map(|v| I::lit(*v)),
+            stride,
+        })
+    }
+}
+
+impl Layout<crate::sym::SymInt> {
+    /// The symbolic layout at concrete parameter values (`vals` gives every parameter it
+    /// names).
+    ///
+    /// ```
+    /// use tessera_ir::{Int, Layout, HTuple, Stride, sym::{Facts, SymInt}};
+    /// use std::{collections::HashMap, sync::Arc};
+    /// let mut facts = Facts::default();
+    /// facts.declare("M").unwrap();
+    /// let m = SymInt::param("M", &Arc::new(facts));
+    /// let (four, one) = (SymInt::lit(4), SymInt::lit(1));
+    /// let l = Layout::new(HTuple::flat([m, four.clone()]), HTuple::flat([Stride::Int(four), Stride::Int(one)])).unwrap();
+    /// let c = l.instantiate(&HashMap::from([("M".to_string(), 8)])).unwrap();
+    /// assert_eq!(c.to_string(), "(8,4):(4,1)");
+    /// ```
+    pub fn instantiate(&self, vals: &std::collections::HashMap<String, i64>) -> Result<Layout<i64>> {
+        let ev = |v: &crate::sym::SymInt| v.eval(vals);
+        let shape = self.shape.try_map(ev)?;
+        let stride = self.stride.try_map(|d| -> Result<Stride<i64>> {
+            match d {
+                Stride::Int(v) => Ok(Stride::Int(ev(v)?)),
+                Stride::F2(v) => Ok(Stride::F2(*v)),
+                Stride::Basis(_) => {
+                    let mut acc = Stride::zero();
+                    for (p, v) in d.terms() {
+                        acc = acc.add(&Stride::basis(ev(&v)?, &p))?;
+                    }
+                    Ok(acc)
+                }
+            }
+        })?;
+        Layout::new(shape, stride)
+    }
+}
+
 /// The codomain of flat strides (zero strides fit any), or the first two that differ.
 pub(crate) fn codomain_of<I: Int>(d: &[Stride<I>]) -> std::result::Result<Codomain, (Codomain, Codomain)> {
     let mut cod: Option<Codomain> = None;

@@ -7,16 +7,14 @@
 //! where a pre-condition fails, including where PyCuTe silently returns a wrong layout.
 //!
 //! ```
-//! use tessera_ir::{eval_str, parse_layout, algebra::composition};
+//! use tessera_ir::{parse_layout, algebra::composition};
 //! let a = parse_layout("(6,2):(8,2)").unwrap();
 //! let b = parse_layout("(4,3):(3,1)").unwrap();
 //! assert_eq!(composition(&a, &b).unwrap().to_string(), "((2,2),3):((24,2),8)");
-//! assert_eq!(eval_str("logical_divide(24:1, 4:2)").unwrap(), "(4,(2,3)):(2,(1,8))");
 //! ```
 
 pub mod algebra;
 pub mod error;
-pub mod eval;
 pub mod htuple;
 pub mod index;
 pub mod int;
@@ -29,10 +27,10 @@ pub mod text;
 pub mod view;
 
 pub use error::{Error, ParseError, Result};
-pub use eval::{Env, Value, eval_str, parse_int_tuple, parse_layout};
 pub use htuple::{HTuple, Profile};
 pub use int::Int;
 pub use layout::Layout;
 pub use stride::{Basis, Codomain, Stride};
 pub use swizzle::{ComposedLayout, Swizzle};
+pub use text::{parse_int_tuple, parse_layout};
 pub use view::{MemoryOrder, Tensor, TensorView, TensorViewMut, ViewError};

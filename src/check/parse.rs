@@ -2,9 +2,9 @@
 
 use super::Assertion;
 use super::props::property;
+use crate::lang::{Env, Session, eval_expr};
 use std::fmt;
 use tessera_ir::Error;
-use tessera_ir::eval::{Env, Session, eval_expr};
 use tessera_ir::sym::SymInt;
 use tessera_ir::text::parse_expr;
 
@@ -90,9 +90,9 @@ pub fn load(path: &str, src: &str) -> Result<CheckFile, CheckError> {
             let off = c.len() - rest.len();
             let mut probe = tessera_ir::sym::Facts::default();
             for d in &decls {
-                let _ = probe.declare(d);
+                let _ = crate::lang::declare(&mut probe, d);
             }
-            let names = probe.declare(rest).map_err(|e| {
+            let names = crate::lang::declare(&mut probe, rest).map_err(|e| {
                 let col = match &e {
                     Error::Parse(p) => off + p.col,
                     _ => off,
@@ -146,7 +146,7 @@ pub fn load(path: &str, src: &str) -> Result<CheckFile, CheckError> {
                     raw,
                 ));
             }
-            if tessera_ir::eval::is_reserved(name) {
+            if crate::lang::is_reserved(name) {
                 return Err(err(line, indent + 4, format!("'{name}' is a built-in name"), raw));
             }
             let off = indent + "let".len() + rest.find('=').unwrap_or(0) + 1;
@@ -188,7 +188,7 @@ pub(super) fn eval_at(
     text: &str,
     off: usize,
     env: &Env<SymInt>,
-) -> Result<tessera_ir::Value<SymInt>, (usize, String)> {
+) -> Result<crate::lang::Value<SymInt>, (usize, String)> {
     let e = parse_expr(text).map_err(|p| (off + p.col, p.msg))?;
     eval_expr(&e, env, text).map_err(|x| locate(x, off))
 }

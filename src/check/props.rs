@@ -1,8 +1,8 @@
 //! Assertions: property names and their arguments.
 
 use super::parse::locate;
+use crate::lang::{Env, Value, eval_expr};
 use tessera_ir::Int;
-use tessera_ir::eval::{Env, Value, eval_expr};
 use tessera_ir::sym::SymInt;
 use tessera_ir::text::{Expr, ExprKind, parse_expr};
 use tessera_verifier::bank::{Bank, Cmp};
@@ -88,7 +88,8 @@ pub(super) fn property(text: &str, off: usize, env: &Env<SymInt>) -> Result<Prop
     let ev = |x: &Expr| eval_expr(x, env, call).map_err(|err| locate(err, off));
     let func = |x: &Expr| -> Result<Func, E> {
         let v = ev(x)?;
-        Func::from_value(&v).map_err(|err| (off + x.col, format!("{}: {err}", name)))
+        v.to_func()
+            .map_err(|err| (off + x.col, format!("{}: {err}", name)))
     };
     let int = |x: &Expr| -> Result<SymInt, E> {
         match ev(x)? {

@@ -14,14 +14,10 @@
 //! breaks these rules is bad input ([`ProveError::Invalid`]).
 //!
 //! ```
+//! use std::sync::Arc;
 //! use tessera_verifier::{bank::{analyze, Bank}, Func};
-//! use tessera_ir::eval::{Session, Value};
-//! let s = Session::new(&[], &[]).unwrap();
-//! let f = |src: &str| match s.value(src).unwrap() {
-//!     Value::Layout(l) => Func::Layout(l),
-//!     Value::Composed(c) => Func::Composed(c),
-//!     v => panic!("{v}"),
-//! };
+//! let facts = Arc::new(tessera_ir::sym::Facts::default());
+//! let f = |src: &str| Func::parse(src, &facts).unwrap();
 //! // A 32x32 tile of 4-byte words, row stride 32, read by columns: every thread hits bank 0.
 //! let b = Bank { smem: f("(32,32):(32,1)"), tv: f("(32,32):(1,32)"), elem: 4, access: 4 };
 //! assert_eq!(analyze(&b).unwrap().degree, 32);

@@ -2,9 +2,11 @@
 //! symbolic integers, with their lowering and their direct evaluation at concrete values.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
 use tessera_ir::algebra::coalesce_z;
 use tessera_ir::index::{IndexExpr, lower_composed, lower_index};
-use tessera_ir::sym::{Atom, Poly, SymInt};
+use tessera_ir::sym::{Atom, Facts, Poly, SymInt};
+use tessera_ir::text::read::{Read, read};
 use tessera_ir::{Codomain, ComposedLayout, Error, HTuple, Layout, Result, Stride};
 
 /// A layout-like function of a linear index.
@@ -30,18 +32,24 @@ impl std::fmt::Display for Func {
 }
 
 impl Func {
-    /// The function of an evaluated expression: a layout, a composed layout, or a bare shape
-    /// (its compact layout).
-    pub fn from_value(v: &tessera_ir::Value<SymInt>) -> Result<Func> {
-        match v {
-            tessera_ir::Value::Composed(c) => Ok(Func::Composed(c.clone())),
-            v => Ok(Func::Layout(v.to_layout()?)),
+    /// Reads a layout, a bare shape (its compact layout) or a swizzled layout in the text
+    /// format; a name is the parameter of that name in `facts`.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use tessera_ir::sym::Facts;
+    /// use tessera_verifier::Func;
+    /// let mut facts = Facts::default();
+    /// facts.declare("M where M % 8 == 0").unwrap();
+    /// let f = Func::parse("(M,8):(8,1)", &Arc::new(facts)).unwrap();
+    /// assert_eq!(f.to_string(), "(M,8):(8,1)");
+    /// ```
+    pub fn parse(src: &str, facts: &Arc<Facts>) -> Result<Func> {
+        let param = |n: &str| facts.get(n).map(|_| SymInt::param(n, facts));
+        match read(src, &param)? {
+            Read::Composed(c) => Ok(Func::Composed(c)),
+            r => Ok(Func::Layout(r.into_layout()?)),
         }
-    }
-
-    /// Parses and evaluates `src` in a session into a function.
-    pub fn parse(session: &tessera_ir::eval::Session, src: &str) -> Result<Func> {
-        Func::from_value(&session.value(src)?)
     }
 
     /// The number of indices of the domain.
@@ -112,7 +120,7 @@ impl Func {
 
     /// The function at concrete parameter values.
     pub fn at(&self, vals: &HashMap<String, i64>) -> Result<Concrete> {
-        let inst = |l: &Layout<SymInt>| tessera_ir::sym::instantiate(l, vals);
+        let inst = |l: &Layout<SymInt>| l.instantiate(vals);
         Ok(match self {
             Func::Layout(l) => Concrete::Layout(inst(l)?),
             Func::Composed(c) => Concrete::Composed(ComposedLayout {

@@ -7,13 +7,12 @@
 //! enumeration on small domains and is the oracle the tests compare z3 against.
 //!
 //! ```
+//! use std::sync::Arc;
 //! use tessera_verifier::{prove, Func, Options, Property, Verdict};
-//! use tessera_ir::eval::{Session, Value};
-//! let s = Session::new(&[], &[]).unwrap();
-//! let Value::Layout(l) = s.value("(4,8):(8,1)").unwrap() else { unreachable!() };
-//! assert_eq!(prove(&Property::Injective(Func::Layout(l)), &Options::default()), Verdict::Proved);
-//! let Value::Layout(l) = s.value("(4,8):(2,1)").unwrap() else { unreachable!() };
-//! let v = prove(&Property::Injective(Func::Layout(l)), &Options::default());
+//! let facts = Arc::new(tessera_ir::sym::Facts::default());
+//! let f = |src: &str| Func::parse(src, &facts).unwrap();
+//! assert_eq!(prove(&Property::Injective(f("(4,8):(8,1)")), &Options::default()), Verdict::Proved);
+//! let v = prove(&Property::Injective(f("(4,8):(2,1)")), &Options::default());
 //! assert!(matches!(v, Verdict::Refuted(_)), "{v}");
 //! ```
 

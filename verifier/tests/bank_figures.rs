@@ -1,14 +1,16 @@
 //! The bank-conflict figures of design.md, by exact analysis and by z3.
 
-use tessera_ir::eval::Session;
+mod common;
+
+use common::Text;
 use tessera_verifier::bank::{Bank, analyze};
-use tessera_verifier::{Func, Options, Property, Verdict, prove};
+use tessera_verifier::{Options, Property, Verdict, prove};
 
 fn bank(smem: &str, tv: &str, elem: i64, access: i64) -> Bank {
-    let s = Session::new(&[], &[]).unwrap();
+    let s = Text::new(&[]);
     Bank {
-        smem: Func::parse(&s, smem).unwrap(),
-        tv: Func::parse(&s, tv).unwrap(),
+        smem: s.func(smem).unwrap(),
+        tv: s.func(tv).unwrap(),
         elem,
         access,
     }

@@ -4,26 +4,26 @@
 
 mod common;
 
+use common::Text;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 use tessera_ir::Int;
-use tessera_ir::eval::Session;
 use tessera_ir::sym::SymInt;
 use tessera_verifier::bank::{Bank, Cmp, analyze};
 use tessera_verifier::brute::{DEFAULT_WORK, brute};
 use tessera_verifier::property::facts;
 use tessera_verifier::{Func, Options, Property, Verdict, prove};
 
-fn session(params: &[&str]) -> Session {
-    Session::new(params, &[]).unwrap()
+fn session(params: &[&str]) -> Text {
+    Text::new(params)
 }
 
-fn f(s: &Session, src: &str) -> Func {
-    Func::parse(s, src).unwrap()
+fn f(s: &Text, src: &str) -> Func {
+    s.func(src).unwrap()
 }
 
-fn int(s: &Session, src: &str) -> SymInt {
-    s.value(src).unwrap().to_int().unwrap()
+fn int(s: &Text, src: &str) -> SymInt {
+    s.int(src)
 }
 
 fn opts() -> Options {

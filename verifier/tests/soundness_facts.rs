@@ -10,10 +10,10 @@
 
 mod common;
 
+use common::Text;
 use std::collections::{BTreeMap, HashMap};
 use std::time::Instant;
 use tessera_ir::algebra::{coalesce, coalesce_z};
-use tessera_ir::eval::{Session, Value};
 use tessera_ir::{Int, Layout, parse_layout};
 use tessera_verifier::bank::{Bank, Cmp};
 use tessera_verifier::brute::{DEFAULT_WORK, brute};
@@ -223,19 +223,16 @@ fn f2_pointwise(src: &str, t: &mut Tally) {
     t.pointwise += 1;
 }
 
-fn func(s: &Session, src: &str) -> Option<Func> {
-    Func::from_value(&s.value(src).ok()?).ok()
+fn func(s: &Text, src: &str) -> Option<Func> {
+    s.func(src)
 }
 
-fn int(s: &Session, src: &str) -> tessera_ir::sym::SymInt {
-    match s.value(src).unwrap() {
-        Value::Int(v) => v,
-        v => panic!("{v}"),
-    }
+fn int(s: &Text, src: &str) -> tessera_ir::sym::SymInt {
+    s.int(src)
 }
 
 /// One random case: a layout, a second one, a bound, and every property over them.
-fn case(r: &mut Rng, s: &Session, t: &mut Tally) {
+fn case(r: &mut Rng, s: &Text, t: &mut Tally) {
     let (a, kind) = layout(r);
     let (b, _) = layout(r);
     *t.kinds.entry(kind).or_default() += 1;
@@ -257,7 +254,7 @@ fn case(r: &mut Rng, s: &Session, t: &mut Tally) {
     for p in &single {
         agree(p, &format!("{}({a}, n={n}, v={v})", p.name()), t);
     }
-    if let Some(c) = func(s, &format!("coalesce({a})")) {
+    if let Some(c) = s.apply("coalesce", &fa, None) {
         agree(
             &Property::Equal(fa.clone(), c),
             &format!("equal({a}, coalesce)"),
@@ -282,12 +279,12 @@ fn case(r: &mut Rng, s: &Session, t: &mut Tally) {
         ("complement", 2),
         ("composition", 3),
     ] {
-        let src = match make {
-            2 => format!("{op}({a}, 64)"),
-            3 => format!("{op}({a}, {b})"),
-            _ => format!("{op}({a})"),
+        let (src, r) = match make {
+            2 => (format!("{op}({a}, 64)"), s.complement(&fa, 64)),
+            3 => (format!("{op}({a}, {b})"), s.apply(op, &fa, Some(&fb))),
+            _ => (format!("{op}({a})"), s.apply(op, &fa, None)),
         };
-        let Some(r) = func(s, &src) else { continue };
+        let Some(r) = r else { continue };
         let p = match make {
             0 => Property::LeftInverseValid(fa.clone(), r),
             1 => Property::RightInverseValid(fa.clone(), r),
@@ -299,7 +296,7 @@ fn case(r: &mut Rng, s: &Session, t: &mut Tally) {
 }
 
 /// A bank question over concrete F2, swizzled and offset shared-memory layouts.
-fn bank_case(r: &mut Rng, s: &Session, t: &mut Tally) {
+fn bank_case(r: &mut Rng, s: &Text, t: &mut Tally) {
     let smem = match r.below(3) {
         0 => {
             let d: Vec<String> = (0..3).map(|_| format!("F2({})", r.next() % 64)).collect();
@@ -333,7 +330,7 @@ fn bank_case(r: &mut Rng, s: &Session, t: &mut Tally) {
 }
 
 fn run(cases: usize, seed: u64) {
-    let s = Session::new(&PARAMS, &[]).unwrap();
+    let s = Text::new(&PARAMS);
     // The oracle enumerates what the facts admit: exactly the stated ranges.
     let p = Property::Injective(func(&s, "(2,2,2,2):(A,B,C,D)").unwrap());
     let fs = facts(&p);

@@ -1,16 +1,18 @@
 //! Parameters without an upper bound: the integer encoding with quotient and remainder
 //! variables. Refutations come with parameter values and are re-checked.
 
-use tessera_ir::eval::Session;
+mod common;
+
+use common::Text;
 use tessera_verifier::{Func, Options, Property, Verdict, prove};
 
-fn f(s: &Session, src: &str) -> Func {
-    Func::parse(s, src).unwrap()
+fn f(s: &Text, src: &str) -> Func {
+    s.func(src).unwrap()
 }
 
 #[test]
 fn unbounded_parameters_use_integers() {
-    let s = Session::new(&["M", "N where N % 8 == 0"], &[]).unwrap();
+    let s = Text::new(&["M", "N where N % 8 == 0"]);
     let o = Options {
         timeout_ms: Some(30_000),
     };
@@ -18,14 +20,17 @@ fn unbounded_parameters_use_integers() {
         prove(&Property::Injective(f(&s, "(M,4):(4,1)")), &o),
         Verdict::Proved
     );
-    let four_m = s.value("4*M").unwrap().to_int().unwrap();
+    let four_m = s.int("4*M");
     assert_eq!(
         prove(&Property::InBounds(f(&s, "(4,M):(M,1)"), four_m), &o),
         Verdict::Proved
     );
     assert_eq!(
         prove(
-            &Property::Equal(f(&s, "coalesce((4,M):(1,4))"), f(&s, "4*M:1")),
+            &Property::Equal(
+                s.apply("coalesce", &f(&s, "(4,M):(1,4)"), None).unwrap(),
+                f(&s, "4*M:1")
+            ),
             &o
         ),
         Verdict::Proved

@@ -18,9 +18,9 @@
 //! assert_eq!(f.get("N").unwrap().lo, 1); // no lower bound stated
 //! ```
 
+use super::declaration::{Cmp, Declaration, Fact, Operand};
 use super::poly::{Atom, Poly};
 use crate::error::{Error, ParseError, Result};
-use crate::text::lexer::{Tok, Token, lex};
 use std::collections::BTreeMap;
 
 /// What is known of one parameter.
@@ -118,23 +118,30 @@ impl Facts {
         self.params.keys().map(String::as_str)
     }
 
-    /// Declares parameters with facts: `M, N where M % 128 == 0, 1 <= N <= 4096`.
-    pub fn declare(&mut self, src: &str) -> Result<Vec<String>> {
-        let toks = lex(src)?;
-        let mut p = DeclParser { src, toks, pos: 0 };
-        let names = p.names()?;
+    /// Declares the parameters of a parsed declaration (`src` is its text, for the columns of
+    /// errors), returning their names.
+    pub fn declare_parsed(&mut self, d: &Declaration, src: &str) -> Result<Vec<String>> {
+        let names: Vec<String> = d.names.iter().map(|n| n.name.clone()).collect();
         for n in &names {
             self.params.entry(n.clone()).or_default();
         }
-        if p.eat_word("where") {
-            loop {
-                p.fact(self)?;
-                if !p.eat(&Tok::Punct(',')) {
-                    break;
+        let at = |col: usize, e: Error| match e {
+            Error::Invalid(m) => Error::Parse(ParseError::new(m, src, col)),
+            e => e,
+        };
+        for fact in &d.facts {
+            match fact {
+                Fact::Modulus { name, k, col } => {
+                    let f = self.entry(name).map_err(|e| at(*col, e))?;
+                    f.modulus = lcm(f.modulus, *k).map_err(|e| at(*col, e))?;
+                }
+                Fact::Compare { operands, ops, col } => {
+                    for (k, op) in ops.iter().enumerate() {
+                        apply(self, &operands[k], *op, &operands[k + 1]).map_err(|e| at(*col, e))?;
+                    }
                 }
             }
         }
-        p.end()?;
         for (n, f) in &self.params {
             let (lo, hi) = f.bounds();
             if hi.is_some_and(|h| h < lo) {
@@ -221,164 +228,16 @@ impl Facts {
     }
 }
 
-struct DeclParser<'a> {
-    src: &'a str,
-    toks: Vec<Token>,
-    pos: usize,
-}
-
-impl DeclParser<'_> {
-    fn peek(&self) -> &Tok {
-        &self.toks[self.pos].tok
-    }
-    fn err<T>(&self, msg: impl Into<String>) -> Result<T> {
-        Err(Error::Parse(ParseError::new(
-            msg,
-            self.src,
-            self.toks[self.pos].col,
-        )))
-    }
-    fn eat(&mut self, t: &Tok) -> bool {
-        if self.peek() == t {
-            self.pos += 1;
-            true
-        } else {
-            false
-        }
-    }
-    fn eat_word(&mut self, w: &str) -> bool {
-        if matches!(self.peek(), Tok::Name(n) if n == w) {
-            self.pos += 1;
-            true
-        } else {
-            false
-        }
-    }
-    fn end(&self) -> Result<()> {
-        if *self.peek() == Tok::End {
-            Ok(())
-        } else {
-            self.err("unexpected text after the facts")
-        }
-    }
-    fn names(&mut self) -> Result<Vec<String>> {
-        let mut out = Vec::new();
-        loop {
-            match self.peek().clone() {
-                Tok::Name(n) if n != "where" => {
-                    if crate::eval::is_reserved(&n) {
-                        return self.err(format!("'{n}' is a built-in name and cannot be a parameter"));
-                    }
-                    out.push(n);
-                    self.pos += 1;
-                }
-                _ => return self.err("expected a parameter name"),
-            }
-            if *self.peek() == Tok::Punct(',')
-                && matches!(self.toks[self.pos + 1].tok, Tok::Name(ref n) if n != "where")
-            {
-                self.pos += 1;
-                continue;
-            }
-            return Ok(out);
-        }
-    }
-    /// An operand: a name or an integer (possibly negative).
-    fn operand(&mut self) -> Result<Operand> {
-        let neg = self.eat(&Tok::Punct('-'));
-        match self.peek().clone() {
-            Tok::Int(v) => {
-                self.pos += 1;
-                Ok(Operand::Int(if neg { -v } else { v }))
-            }
-            Tok::Name(n) if !neg => {
-                self.pos += 1;
-                Ok(Operand::Name(n))
-            }
-            _ => self.err("expected a parameter or an integer"),
-        }
-    }
-    fn cmp_op(&mut self) -> Result<Option<&'static str>> {
-        let t = (
-            self.peek().clone(),
-            self.toks.get(self.pos + 1).map(|t| t.tok.clone()),
-        );
-        let (op, len) = match t {
-            (Tok::Punct('<'), Some(Tok::Punct('='))) => ("<=", 2),
-            (Tok::Punct('>'), Some(Tok::Punct('='))) => (">=", 2),
-            (Tok::Punct('='), Some(Tok::Punct('='))) => ("==", 2),
-            (Tok::Punct('<'), _) => ("<", 1),
-            (Tok::Punct('>'), _) => (">", 1),
-            _ => return Ok(None),
-        };
-        self.pos += len;
-        Ok(Some(op))
-    }
-    fn fact(&mut self, facts: &mut Facts) -> Result<()> {
-        let first = self.operand()?;
-        if self.eat(&Tok::Punct('%')) {
-            let Operand::Name(n) = first else {
-                return self.err("expected 'NAME % k == 0'");
-            };
-            let k = match self.operand()? {
-                Operand::Int(k) if k >= 1 => k,
-                _ => return self.err("the modulus must be a positive integer"),
-            };
-            if self.cmp_op()? != Some("==") {
-                return self.err("expected '== 0' after the modulus");
-            }
-            match self.operand()? {
-                Operand::Int(0) => {}
-                _ => return self.err("only 'NAME % k == 0' facts are supported"),
-            }
-            let f = facts.entry(&n)?;
-            f.modulus = lcm(f.modulus, k)?;
-            return Ok(());
-        }
-        let mut chain = vec![first];
-        let mut ops = Vec::new();
-        while let Some(op) = self.cmp_op()? {
-            ops.push(op);
-            chain.push(self.operand()?);
-        }
-        if ops.is_empty() {
-            return self.err("expected a comparison (<=, <, >=, >, ==)");
-        }
-        for (k, op) in ops.iter().enumerate() {
-            apply(facts, &chain[k], op, &chain[k + 1]).map_err(|e| match e {
-                Error::Invalid(m) => Error::Parse(ParseError::new(m, self.src, 0)),
-                e => e,
-            })?;
-        }
-        Ok(())
-    }
-}
-
-#[derive(Clone, Debug)]
-enum Operand {
-    Int(i64),
-    Name(String),
-}
-
 fn lcm(a: i64, b: i64) -> Result<i64> {
     use crate::int::Int;
     a.lcm(&b)
 }
 
 /// Records `a op b` where one side is a parameter and the other an integer.
-fn apply(facts: &mut Facts, a: &Operand, op: &str, b: &Operand) -> Result<()> {
+fn apply(facts: &mut Facts, a: &Operand, op: Cmp, b: &Operand) -> Result<()> {
     let (name, v, op) = match (a, b) {
-        (Operand::Name(n), Operand::Int(v)) => (n, *v, op.to_string()),
-        (Operand::Int(v), Operand::Name(n)) => {
-            let flipped = match op {
-                "<=" => ">=",
-                ">=" => "<=",
-                "<" => ">",
-                ">" => "<",
-                o => o,
-            };
-            (n, *v, flipped.to_string())
-        }
+        (Operand::Name(n), Operand::Int(v)) => (n, *v, op),
+        (Operand::Int(v), Operand::Name(n)) => (n, *v, op.flipped()),
         _ => return Err(Error::invalid("a fact compares one parameter with an integer")),
     };
     let f = facts.entry(name)?;
@@ -387,16 +246,15 @@ fn apply(facts: &mut Facts, a: &Operand, op: &str, b: &Operand) -> Result<()> {
         f.lo = if f.lo_stated { f.lo.max(v) } else { v };
         f.lo_stated = true;
     };
-    match op.as_str() {
-        ">=" => raise(f, v),
-        ">" => raise(f, v.saturating_add(1)),
-        "<=" => f.hi = Some(f.hi.map_or(v, |h| h.min(v))),
-        "<" => f.hi = Some(f.hi.map_or(v.saturating_sub(1), |h| h.min(v.saturating_sub(1)))),
-        "==" => {
+    match op {
+        Cmp::Ge => raise(f, v),
+        Cmp::Gt => raise(f, v.saturating_add(1)),
+        Cmp::Le => f.hi = Some(f.hi.map_or(v, |h| h.min(v))),
+        Cmp::Lt => f.hi = Some(f.hi.map_or(v.saturating_sub(1), |h| h.min(v.saturating_sub(1)))),
+        Cmp::Eq => {
             raise(f, v);
             f.hi = Some(f.hi.map_or(v, |h| h.min(v)));
         }
-        _ => return Err(Error::invalid(format!("unknown comparison {op}"))),
     }
     Ok(())
 }

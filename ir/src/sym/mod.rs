@@ -23,6 +23,7 @@
 //! assert!(m.less(&SymInt::lit(128)).unwrap() == false);
 //! ```
 
+pub mod declaration;
 mod division;
 mod facts;
 mod poly;
@@ -166,39 +167,6 @@ impl SymInt {
             None
         }
     }
-}
-
-/// A symbolic layout at concrete parameter values.
-///
-/// ```
-/// use tessera_ir::eval::{Session, Value};
-/// use std::collections::HashMap;
-/// let s = Session::new(&["M"], &[]).unwrap();
-/// let Value::Layout(l) = s.value("(M,4):(4,1)").unwrap() else { unreachable!() };
-/// let c = tessera_ir::sym::instantiate(&l, &HashMap::from([("M".to_string(), 8)])).unwrap();
-/// assert_eq!(c.to_string(), "(8,4):(4,1)");
-/// ```
-pub fn instantiate(
-    l: &crate::layout::Layout<SymInt>,
-    vals: &HashMap<String, i64>,
-) -> Result<crate::layout::Layout<i64>> {
-    use crate::stride::Stride;
-    let ev = |v: &SymInt| v.eval(vals);
-    let shape = l.shape().try_map(ev)?;
-    let stride = l.stride().try_map(|d| -> Result<Stride<i64>> {
-        match d {
-            Stride::Int(v) => Ok(Stride::Int(ev(v)?)),
-            Stride::F2(v) => Ok(Stride::F2(*v)),
-            Stride::Basis(_) => {
-                let mut acc = Stride::zero();
-                for (p, v) in d.terms() {
-                    acc = acc.add(&Stride::basis(ev(&v)?, &p))?;
-                }
-                Ok(acc)
-            }
-        }
-    })?;
-    crate::layout::Layout::new(shape, stride)
 }
 
 fn eval_poly(p: &Poly, vals: &HashMap<String, i64>) -> Result<Q> {

@@ -2,34 +2,100 @@
 //! can re-check a counterexample at exactly its parameters.
 
 use std::collections::HashMap;
-use tessera_ir::eval::Session;
-use tessera_ir::sym::{SymInt, instantiate};
-use tessera_ir::{ComposedLayout, Int, Layout, Value};
+use std::sync::Arc;
+use tessera_ir::algebra::{Tiler, coalesce, complement, composition_tiler, left_inverse, right_inverse};
+use tessera_ir::sym::{Facts, SymInt};
+use tessera_ir::text::read::{Read, read};
+use tessera_ir::{ComposedLayout, HTuple, Int, Layout};
 use tessera_verifier::bank::Bank;
 use tessera_verifier::{Func, Property};
 
-/// A concrete layout as a symbolic one with constant leaves (through its printed form, which
-/// reads back as input).
-fn lift(l: &Layout<i64>) -> Layout<SymInt> {
-    match Session::new(&[], &[]).unwrap().value(&l.to_string()).unwrap() {
-        Value::Layout(x) => x,
-        v => panic!("{v}"),
+/// The text format over declared parameters: the verifier's tests build their functions from
+/// text and the algebra, without the expression language (which sits above the verifier).
+#[allow(dead_code)]
+pub struct Text {
+    facts: Arc<Facts>,
+}
+
+#[allow(dead_code)]
+impl Text {
+    /// Parameters declared as `tessera --param` declares them (`"M where M % 8 == 0"`).
+    pub fn new(decls: &[&str]) -> Text {
+        let mut facts = Facts::default();
+        for d in decls {
+            facts.declare(d).unwrap_or_else(|e| panic!("{d}: {e}"));
+        }
+        Text {
+            facts: Arc::new(facts),
+        }
+    }
+
+    /// A layout, bare shape or swizzled layout.
+    pub fn func(&self, src: &str) -> Option<Func> {
+        Func::parse(src, &self.facts).ok()
+    }
+
+    /// An integer (a polynomial in the parameters).
+    pub fn int(&self, src: &str) -> SymInt {
+        let facts = &self.facts;
+        let param = |n: &str| facts.get(n).map(|_| SymInt::param(n, facts));
+        match read(src, &param).unwrap_or_else(|e| panic!("{src}: {e}")) {
+            Read::Tuple(t) if t.is_leaf() => t.leaves()[0].clone(),
+            other => panic!("{src}: {other:?}"),
+        }
+    }
+
+    /// `op(a [, b])` of the algebra, as the expression language applies it: a swizzled layout's
+    /// inner layout is coalesced or composed, the other operations take plain layouts.
+    pub fn apply(&self, op: &str, a: &Func, b: Option<&Func>) -> Option<Func> {
+        let plain = |f: &Func| match f {
+            Func::Layout(l) => Some(l.clone()),
+            Func::Composed(_) => None,
+        };
+        let around = |f: &Func, g: &dyn Fn(&Layout<SymInt>) -> Option<Layout<SymInt>>| match f {
+            Func::Layout(l) => g(l).map(Func::Layout),
+            Func::Composed(c) => g(&c.inner).map(|i| Func::Composed(c.with_inner(i))),
+        };
+        match op {
+            "coalesce" => around(a, &|l| coalesce(l).ok()),
+            "left_inverse" => left_inverse(&plain(a)?).ok().map(Func::Layout),
+            "right_inverse" => right_inverse(&plain(a)?).ok().map(Func::Layout),
+            "composition" => {
+                let t = Tiler::Layout(plain(b?)?);
+                around(a, &|l| composition_tiler(l, &t).ok())
+            }
+            _ => panic!("unknown operation {op}"),
+        }
+    }
+}
+
+impl Text {
+    /// `complement(a, n)`.
+    #[allow(dead_code)]
+    pub fn complement(&self, a: &Func, n: i64) -> Option<Func> {
+        let Func::Layout(l) = a else { return None };
+        complement(l, Some(&HTuple::leaf(SymInt::lit(n))))
+            .ok()
+            .map(Func::Layout)
     }
 }
 
 /// A function with every parameter replaced by its value.
+#[allow(dead_code)]
 pub fn fix_func(g: &Func, at: &HashMap<String, i64>) -> Func {
+    let lift = |l: &Layout<i64>| l.lift::<SymInt>().unwrap();
     match g {
-        Func::Layout(l) => Func::Layout(lift(&instantiate(l, at).unwrap())),
+        Func::Layout(l) => Func::Layout(lift(&l.instantiate(at).unwrap())),
         Func::Composed(c) => Func::Composed(ComposedLayout {
             swizzle: c.swizzle,
             offset: SymInt::lit(c.offset.eval(at).unwrap()),
-            inner: lift(&instantiate(&c.inner, at).unwrap()),
+            inner: lift(&c.inner.instantiate(at).unwrap()),
         }),
     }
 }
 
 /// A property with every parameter replaced by its value.
+#[allow(dead_code)]
 pub fn fix(p: &Property, at: &HashMap<String, i64>) -> Property {
     let f = |g: &Func| fix_func(g, at);
     let n = |x: &SymInt| SymInt::lit(x.eval(at).unwrap());

@@ -5,7 +5,7 @@
 //! Names resolve in an [`Env`]: `let` bindings and declared parameters.
 //!
 //! ```
-//! use tessera_ir::eval_str;
+//! use tessera::lang::eval_str;
 //! assert_eq!(eval_str("(3,(2,4)):(2,(1,6))(17)").unwrap(), "17");
 //! assert_eq!(eval_str("composition((6,2):(8,2), (4,3):(3,1))").unwrap(), "((2,2),3):((24,2),8)");
 //! assert_eq!(eval_str("Sw<3,3,3> o (8,64):(64,1)").unwrap(), "Sw<3,3,3> o (8,64):(64,1)");
@@ -19,20 +19,34 @@ mod views;
 
 pub use value::Value;
 
-use crate::error::{Error, ParseError, Result};
-use crate::htuple::HTuple;
-use crate::int::Int;
-use crate::layout::Layout;
-use crate::stride::Stride;
-use crate::swizzle::{ComposedLayout, Swizzle};
-use crate::text::literal::Literal;
-use crate::text::{BinOp, Expr, ExprKind, SuffixOp, parse_expr};
 use std::collections::HashMap;
+use tessera_ir::error::{Error, ParseError, Result};
+use tessera_ir::htuple::HTuple;
+use tessera_ir::int::Int;
+use tessera_ir::layout::Layout;
+use tessera_ir::stride::Stride;
+use tessera_ir::swizzle::{ComposedLayout, Swizzle};
+use tessera_ir::text::literal::Literal;
+use tessera_ir::text::{BinOp, Expr, ExprKind, SuffixOp, parse_expr};
 
 /// `true` for names that cannot be parameters or bindings: built-in functions and keywords.
 pub fn is_reserved(name: &str) -> bool {
     matches!(name, "o" | "where" | "Sw" | "F2" | "true" | "false")
         || builtins::BUILTINS.iter().any(|(n, _)| *n == name)
+}
+
+/// Declares parameters with facts (`M, N where M % 128 == 0`) in `facts`, returning their
+/// names; a built-in name cannot be a parameter.
+pub fn declare(facts: &mut tessera_ir::sym::Facts, src: &str) -> Result<Vec<String>> {
+    let d = tessera_ir::text::facts::parse_declaration(src)?;
+    if let Some(n) = d.names.iter().find(|n| is_reserved(&n.name)) {
+        return Err(at_col(
+            src,
+            n.col,
+            format!("'{}' is a built-in name and cannot be a parameter", n.name),
+        ));
+    }
+    facts.declare_parsed(&d, src)
 }
 
 /// Names visible to an expression: `let` bindings and parameters.
@@ -73,7 +87,7 @@ pub fn eval_str(src: &str) -> Result<String> {
 /// Parameters and bindings for symbolic evaluation (`--param`, `--bind`).
 ///
 /// ```
-/// use tessera_ir::eval::Session;
+/// use tessera::lang::Session;
 /// let s = Session::new(&["M where M % 128 == 0", "N where N % 64 == 0"], &[]).unwrap();
 /// assert_eq!(
 ///     s.eval("logical_divide((M,N):(1,M), (128:1,64:1))").unwrap(),
@@ -86,8 +100,8 @@ pub fn eval_str(src: &str) -> Result<String> {
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct Session {
-    facts: std::sync::Arc<crate::sym::Facts>,
-    env: Env<crate::sym::SymInt>,
+    facts: std::sync::Arc<tessera_ir::sym::Facts>,
+    env: Env<tessera_ir::sym::SymInt>,
     symbolic: bool,
 }
 
@@ -97,11 +111,11 @@ impl Session {
     /// A parameter is declared once; a bind names a declared parameter, once, with a value its
     /// facts admit. Anything else is an error.
     pub fn new(params: &[&str], binds: &[&str]) -> Result<Session> {
-        use crate::sym::{Facts, SymInt};
+        use tessera_ir::sym::{Facts, SymInt};
         let mut facts = Facts::default();
         let mut names: Vec<String> = Vec::new();
         for p in params {
-            for n in facts.declare(p)? {
+            for n in declare(&mut facts, p)? {
                 if names.contains(&n) {
                     return Err(Error::invalid(format!("parameter '{n}' is declared twice")));
                 }
@@ -163,18 +177,18 @@ impl Session {
     }
 
     /// The facts of the declared parameters.
-    pub fn facts(&self) -> &crate::sym::Facts {
+    pub fn facts(&self) -> &tessera_ir::sym::Facts {
         &self.facts
     }
 
     /// The environment of parameters, for callers that evaluate parsed expressions.
-    pub fn env(&self) -> &Env<crate::sym::SymInt> {
+    pub fn env(&self) -> &Env<tessera_ir::sym::SymInt> {
         &self.env
     }
 
     /// Parses and evaluates one line to a value over symbolic integers (constants when no
     /// parameter is left symbolic).
-    pub fn value(&self, src: &str) -> Result<Value<crate::sym::SymInt>> {
+    pub fn value(&self, src: &str) -> Result<Value<tessera_ir::sym::SymInt>> {
         let e = parse_expr(src)?;
         eval_expr(&e, &self.env, src)
     }
@@ -204,7 +218,7 @@ impl Session {
 }
 
 /// The facts on parameter `n`, written in the declaration language: `1 <= M <= 4096, M % 128 == 0`.
-pub fn facts_text(n: &str, f: &crate::sym::ParamFacts) -> String {
+pub fn facts_text(n: &str, f: &tessera_ir::sym::ParamFacts) -> String {
     let mut out = match f.hi {
         Some(h) if h == f.lo => format!("{n} == {h}"),
         Some(h) => format!("{} <= {n} <= {h}", f.lo),
@@ -217,7 +231,7 @@ pub fn facts_text(n: &str, f: &crate::sym::ParamFacts) -> String {
 }
 
 /// The facts on `n` that the value `v` violates, in the declaration language.
-fn violated(n: &str, f: &crate::sym::ParamFacts, v: i64) -> String {
+fn violated(n: &str, f: &tessera_ir::sym::ParamFacts, v: i64) -> String {
     let mut out = Vec::new();
     if v < f.lo {
         out.push(format!("{n} >= {}", f.lo));
@@ -271,7 +285,7 @@ fn at_col(src: &str, col: usize, msg: impl Into<String>) -> Error {
 /// Evaluates a parsed expression.
 ///
 /// The recursion follows the nesting of the tree, which the parser bounds
-/// ([`crate::text::MAX_DEPTH`]); chains (`+`, `o`, postfix) are evaluated by loops.
+/// ([`tessera_ir::text::MAX_DEPTH`]); chains (`+`, `o`, postfix) are evaluated by loops.
 pub fn eval_expr<I: Int>(e: &Expr, env: &Env<I>, src: &str) -> Result<Value<I>> {
     match &e.kind {
         ExprKind::Int(v) => Ok(Value::Int(I::lit(*v))),
@@ -368,25 +382,9 @@ pub fn eval_expr<I: Int>(e: &Expr, env: &Env<I>, src: &str) -> Result<Value<I>> 
 
 /// The value of a literal, in the integers of the evaluation.
 fn literal_value<I: Int>(l: &Literal) -> Result<Value<I>> {
-    // Concrete evaluation takes the literal's layout as it is.
-    if let Literal::Layout(l) = l
-        && let Some(same) = (l as &dyn std::any::Any).downcast_ref::<Layout<I>>()
-    {
-        return Ok(Value::Layout(same.clone()));
-    }
-    let int = |t: &HTuple<i64>| t.map(|v| I::lit(*v));
     Ok(match l {
-        Literal::Tuple(t) => Value::from_int_tuple(&int(t)),
-        Literal::Layout(l) => {
-            let stride = l.stride().try_map(|d| match d {
-                Stride::Int(v) => Ok(Stride::Int(I::lit(*v))),
-                Stride::F2(v) => Ok(Stride::F2(*v)),
-                Stride::Basis(b) => {
-                    Stride::from_sorted_terms(b.terms().iter().map(|(p, v)| (p.clone(), I::lit(*v))))
-                }
-            })?;
-            Value::Layout(Layout::from_parts(int(l.shape()), stride))
-        }
+        Literal::Tuple(t) => Value::from_int_tuple(&t.map(|v| I::lit(*v))),
+        Literal::Layout(l) => Value::Layout(l.lift()?),
     })
 }
 
@@ -398,13 +396,13 @@ fn eval_layout<I: Int>(s: &Expr, d: &Expr, env: &Env<I>, src: &str) -> Result<Va
         .to_stride_tuple()
         .map_err(|err| at(src, d, err.to_string()))?;
     Ok(Value::Layout(
-        crate::text::literal::make_layout(shape, stride).map_err(|err| at(src, d, err.to_string()))?,
+        tessera_ir::text::literal::make_layout(shape, stride).map_err(|err| at(src, d, err.to_string()))?,
     ))
 }
 
 /// `x o y`.
 fn compose<I: Int>(x: Value<I>, y: Value<I>) -> Result<Value<I>> {
-    use crate::algebra::composition_tiler;
+    use tessera_ir::algebra::composition_tiler;
     match (x, y) {
         (Value::Swizzle(sw), Value::Composed(c)) if c.swizzle.is_none() => {
             Ok(Value::Composed(ComposedLayout {
@@ -493,7 +491,7 @@ pub(crate) fn eval_at<I: Int>(f: &Value<I>, crd: &Value<I>) -> Result<Value<I>> 
     match f {
         Value::Layout(l) => {
             let v = l.eval(&crd.to_coord()?)?;
-            if l.codomain()? == crate::stride::Codomain::Coord {
+            if l.codomain()? == tessera_ir::stride::Codomain::Coord {
                 return Ok(Value::from_int_tuple(&dense_coord(l, &v)?));
             }
             Ok(Value::from_codomain(v))

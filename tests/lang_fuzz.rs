@@ -11,14 +11,21 @@
 //! longer soak run, and `TESSERA_PROPTEST_SCALE=N` multiplies every case count.
 
 use proptest::prelude::*;
-use tessera_ir::eval::{Env, eval_expr};
-use tessera_ir::{Error, eval_str};
-
-mod common;
+use tessera::ir::Error;
+use tessera::lang::eval_str;
+use tessera::lang::{Env, eval_expr};
 
 /// `cases` cases, scaled by `$TESSERA_PROPTEST_SCALE`.
 fn cfg(cases: u32) -> ProptestConfig {
-    common::scaled(cases)
+    let scale = std::env::var("TESSERA_PROPTEST_SCALE")
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok())
+        .unwrap_or(1);
+    ProptestConfig {
+        cases: cases.saturating_mul(scale.max(1)),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
 }
 
 /// Valid expressions in the style of the corpus, the seeds of the mutations.
@@ -143,14 +150,16 @@ const STACK: usize = 64 << 20;
 
 /// `eval_str(src)`, and `eval_str` of its printed result, on a thread with a large stack;
 /// `Err` with the message of a panic.
-fn eval_twice(src: &str) -> Result<(tessera_ir::Result<String>, Option<tessera_ir::Result<String>>), String> {
+fn eval_twice(
+    src: &str,
+) -> Result<(tessera::ir::Result<String>, Option<tessera::ir::Result<String>>), String> {
     let s = src.to_string();
     let h = std::thread::Builder::new()
         .stack_size(STACK)
         .spawn(move || {
             let r = eval_str(&s);
             // Literals read straight into values mean what the general productions read.
-            let general = tessera_ir::text::parser::parse_expr_without_literals(&s)
+            let general = tessera::ir::text::parser::parse_expr_without_literals(&s)
                 .map_err(Error::Parse)
                 .and_then(|e| eval_expr::<i64>(&e, &Env::new(), &s))
                 .and_then(|v| v.check_depth())

@@ -5,12 +5,13 @@
 //! The chain tests run on a thread with a 1 MiB stack: before the fix, a chain of 3,000 terms
 //! overflowed the 8 MiB main thread of a release build.
 
-use tessera_ir::eval::Session;
-use tessera_ir::text::{MAX_DEPTH, MAX_SOURCE_LEN, parse_expr};
-use tessera_ir::{Error, eval_str};
+use tessera::ir::Error;
+use tessera::ir::text::{MAX_DEPTH, MAX_SOURCE_LEN, parse_expr};
+use tessera::lang::Session;
+use tessera::lang::eval_str;
 
 /// `eval_str(src)` on a thread with a small stack (1 MiB).
-fn eval_small_stack(src: String) -> tessera_ir::Result<String> {
+fn eval_small_stack(src: String) -> tessera::ir::Result<String> {
     std::thread::Builder::new()
         .stack_size(1 << 20)
         .spawn(move || eval_str(&src))
@@ -21,7 +22,7 @@ fn eval_small_stack(src: String) -> tessera_ir::Result<String> {
 
 /// `eval_str(src)` on a thread with a large stack, for inputs nested to the limit (a debug
 /// build needs a few MiB at 128 levels).
-fn eval_deep(src: String) -> tessera_ir::Result<String> {
+fn eval_deep(src: String) -> tessera::ir::Result<String> {
     std::thread::Builder::new()
         .stack_size(64 << 20)
         .spawn(move || eval_str(&src))

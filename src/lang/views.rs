@@ -6,7 +6,7 @@
 //! take a layout, a bare shape (its compact layout) or a view, so they chain:
 //!
 //! ```
-//! use tessera_ir::eval_str;
+//! use tessera::lang::eval_str;
 //! assert_eq!(eval_str("tile_view((4,4):(4,1), (2,0), (2,4))").unwrap(), "8 o (2,4):(4,1)");
 //! assert_eq!(eval_str("(4,4):(4,1)[2:4, ::-1]").unwrap(), "11 o (2,4):(4,-1)");
 //! assert_eq!(eval_str("select(narrow((6,8), 1, 2, 4), 0, 3)").unwrap(), "15 o (4):(6)");
@@ -14,16 +14,16 @@
 //! assert_eq!(eval_str("local_partition((6,8):(1,6), (2,2), 1)").unwrap(), "1 o (3,4):(2,12)");
 //! ```
 //!
-//! The semantics are those of [`crate::view`]; these functions only convert the arguments.
+//! The semantics are those of [`tessera_ir::view`]; these functions only convert the arguments.
 
 use super::{Env, Value, at, eval_expr};
-use crate::error::{Error, Result};
-use crate::int::Int;
-use crate::layout::Layout;
-use crate::stride::Stride;
-use crate::swizzle::ComposedLayout;
-use crate::text::{Expr, SliceItem};
-use crate::view::{self, SliceArg, Threads, ViewError, ViewResult};
+use tessera_ir::error::{Error, Result};
+use tessera_ir::int::Int;
+use tessera_ir::layout::Layout;
+use tessera_ir::stride::Stride;
+use tessera_ir::swizzle::ComposedLayout;
+use tessera_ir::text::{Expr, SliceItem};
+use tessera_ir::view::{self, SliceArg, Threads, ViewError, ViewResult};
 
 /// A constant of the expression.
 fn konst<I: Int>(v: &I) -> Result<i64> {
@@ -203,8 +203,8 @@ pub(super) fn call<I: Int>(
 }
 
 /// A tiler of concrete layouts.
-fn tiler_concrete<I: Int>(t: &crate::algebra::Tiler<I>) -> Result<crate::algebra::Tiler<i64>> {
-    use crate::algebra::Tiler;
+fn tiler_concrete<I: Int>(t: &tessera_ir::algebra::Tiler<I>) -> Result<tessera_ir::algebra::Tiler<i64>> {
+    use tessera_ir::algebra::Tiler;
     Ok(match t {
         Tiler::Keep => Tiler::Keep,
         Tiler::Layout(l) => Tiler::Layout(concrete(l)?),

@@ -8,10 +8,9 @@
 //! `zip_leaves`/`fold_leaf`, the typing ABCs, accessors, tensors and drawing, which Tessera
 //! does not expose.
 
-use tessera_ir::algebra::{self as alg, Tiler};
-use tessera_ir::{
-    ComposedLayout, Error, HTuple, Layout, Stride, Swizzle, eval_str, parse_int_tuple, parse_layout,
-};
+use tessera::ir::algebra::{self as alg, Tiler};
+use tessera::ir::{ComposedLayout, Error, HTuple, Layout, Stride, Swizzle, parse_int_tuple, parse_layout};
+use tessera::lang::eval_str;
 
 /// `src` evaluates to exactly `want`.
 #[track_caller]
@@ -150,8 +149,8 @@ fn idx2crd_crd2idx() {
     ev("idx2crd(42,(3,7,2))", "(0,0,2)");
     // coordinates(shape) enumerates colexicographically: idx2crd inverts crd2idx.
     let s = parse_int_tuple("(3,(2,4))").unwrap();
-    for (i, c) in tessera_ir::shape::coordinates(&s).unwrap().enumerate() {
-        assert_eq!(tessera_ir::shape::crd2idx(&c, &s).unwrap(), i as i64);
+    for (i, c) in tessera::ir::shape::coordinates(&s).unwrap().enumerate() {
+        assert_eq!(tessera::ir::shape::crd2idx(&c, &s).unwrap(), i as i64);
     }
 }
 
@@ -489,19 +488,13 @@ fn rust_api_examples() {
 
 #[test]
 fn slice_dice_unflatten() {
+    assert_eq!(eval_str("slice_((_,1), ((2,3),(5,7,9)))").unwrap(), "((2,3))");
+    assert_eq!(eval_str("dice_((_,1), ((2,3),(5,7,9)))").unwrap(), "((5,7,9))");
     assert_eq!(
-        tessera_ir::eval_str("slice_((_,1), ((2,3),(5,7,9)))").unwrap(),
-        "((2,3))"
-    );
-    assert_eq!(
-        tessera_ir::eval_str("dice_((_,1), ((2,3),(5,7,9)))").unwrap(),
-        "((5,7,9))"
-    );
-    assert_eq!(
-        tessera_ir::eval_str("unflatten((1,2,3,4), ((0,0),(0,0)))").unwrap(),
+        eval_str("unflatten((1,2,3,4), ((0,0),(0,0)))").unwrap(),
         "((1,2),(3,4))"
     );
-    assert_eq!(tessera_ir::eval_str("is_tuple((1,2))").unwrap(), "true");
-    assert_eq!(tessera_ir::eval_str("is_tuple(7)").unwrap(), "false");
-    assert!(tessera_ir::eval_str("slice_((_,1,2), ((2,3),(5,7,9)))").is_err());
+    assert_eq!(eval_str("is_tuple((1,2))").unwrap(), "true");
+    assert_eq!(eval_str("is_tuple(7)").unwrap(), "false");
+    assert!(eval_str("slice_((_,1,2), ((2,3),(5,7,9)))").is_err());
 }

@@ -1,13 +1,13 @@
 //! Values of the expression language and their conversions.
 
-use crate::algebra::Tiler;
-use crate::error::{Error, Result};
-use crate::htuple::HTuple;
-use crate::int::Int;
-use crate::layout::Layout;
-use crate::stride::Stride;
-use crate::swizzle::{ComposedLayout, Swizzle};
 use std::fmt;
+use tessera_ir::algebra::Tiler;
+use tessera_ir::error::{Error, Result};
+use tessera_ir::htuple::HTuple;
+use tessera_ir::int::Int;
+use tessera_ir::layout::Layout;
+use tessera_ir::stride::Stride;
+use tessera_ir::swizzle::{ComposedLayout, Swizzle};
 
 /// A value of the expression language.
 #[derive(Clone, Debug, PartialEq)]
@@ -54,6 +54,17 @@ impl<I: Int> fmt::Display for Value<I> {
     }
 }
 
+impl Value<tessera_ir::sym::SymInt> {
+    /// The function a property talks about: a layout, a composed layout, or a bare shape (its
+    /// compact layout).
+    pub fn to_func(&self) -> Result<tessera_verifier::Func> {
+        match self {
+            Value::Composed(c) => Ok(tessera_verifier::Func::Composed(c.clone())),
+            v => Ok(tessera_verifier::Func::Layout(v.to_layout()?)),
+        }
+    }
+}
+
 impl<I: Int> Value<I> {
     /// A short name of the value's kind, for error messages.
     pub fn kind(&self) -> &'static str {
@@ -69,7 +80,7 @@ impl<I: Int> Value<I> {
         }
     }
 
-    /// The nesting its printed form needs, as the parser counts it ([`crate::text::MAX_DEPTH`]):
+    /// The nesting its printed form needs, as the parser counts it ([`tessera_ir::text::MAX_DEPTH`]):
     /// one level per tuple bracket, per `@` index of a coordinate stride, and per `F2(...)`.
     /// The recursion follows the value's tuples, which are never deeper than the parser, a
     /// check file's bindings and [`Value::check_depth`] let them be.
@@ -97,7 +108,7 @@ impl<I: Int> Value<I> {
     /// This value, or an error when its printed form would be nested deeper than the parser
     /// accepts (so that every printed value parses back).
     pub fn check_depth(self) -> Result<Self> {
-        let max = crate::text::MAX_DEPTH;
+        let max = tessera_ir::text::MAX_DEPTH;
         if self.depth() > max {
             return Err(Error::invalid(format!(
                 "the result is nested deeper than {max} levels, more than an expression may be"

@@ -4,7 +4,7 @@
 //! `Sw<b,m,s> o OFF o LAYOUT` under a swizzle (where the swizzle form omits a zero offset),
 //! and the printed text parses back to the same view.
 
-use tessera_ir::eval_str;
+use tessera::lang::eval_str;
 
 fn ev(s: &str) -> String {
     match eval_str(s) {

@@ -1,14 +1,14 @@
 //! The built-in functions of the expression language.
 
 use super::{Env, Value, at, eval_expr};
-use crate::algebra::{self as alg, Tiler};
-use crate::error::Result;
-use crate::htuple::HTuple;
-use crate::int::Int;
-use crate::layout::Layout;
-use crate::shape;
-use crate::swizzle::ComposedLayout;
-use crate::text::{BinOp, Expr, ExprKind};
+use tessera_ir::algebra::{self as alg, Tiler};
+use tessera_ir::error::Result;
+use tessera_ir::htuple::HTuple;
+use tessera_ir::int::Int;
+use tessera_ir::layout::Layout;
+use tessera_ir::shape;
+use tessera_ir::swizzle::ComposedLayout;
+use tessera_ir::text::{BinOp, Expr, ExprKind};
 
 /// Every built-in name with its argument summary, for `--help` and error messages.
 pub const BUILTINS: &[(&str, &str)] = &[
@@ -145,7 +145,7 @@ pub(super) fn call<I: Int>(
 ) -> Result<Value<I>> {
     // Arguments arrive evaluated, so that this large function is not on the stack of the
     // recursion over nested calls.
-    let ev = |k: usize| vals[k].as_ref().map_err(crate::Error::clone);
+    let ev = |k: usize| vals[k].as_ref().map_err(tessera_ir::Error::clone);
     let ar = |lo: usize, hi: usize| arity(src, e, name, args, lo, hi);
     let tiler_op = |f: fn(&Layout<I>, &Tiler<I>) -> Result<Layout<I>>| -> Result<Value<I>> {
         ar(2, 2)?;
@@ -507,10 +507,10 @@ pub(super) fn call<I: Int>(
 }
 
 /// A stride tuple as a value (strides print as literals).
-fn stride_tuple_value<I: Int>(t: &HTuple<crate::stride::Stride<I>>) -> Value<I> {
+fn stride_tuple_value<I: Int>(t: &HTuple<tessera_ir::stride::Stride<I>>) -> Value<I> {
     if let Some(d) = t.as_leaf() {
         return match d {
-            crate::stride::Stride::Int(v) => Value::Int(v.clone()),
+            tessera_ir::stride::Stride::Int(v) => Value::Int(v.clone()),
             s => Value::Stride(s.clone()),
         };
     }
@@ -563,7 +563,7 @@ fn index_list<I: Int>(v: &Value<I>) -> Result<Vec<usize>> {
 fn map_modes<I: Int>(
     v: &Value<I>,
     f: impl Fn(&HTuple<I>) -> Result<HTuple<I>>,
-    g: impl Fn(&HTuple<crate::stride::Stride<I>>) -> Result<HTuple<crate::stride::Stride<I>>>,
+    g: impl Fn(&HTuple<tessera_ir::stride::Stride<I>>) -> Result<HTuple<tessera_ir::stride::Stride<I>>>,
 ) -> Result<Value<I>> {
     match v {
         Value::Layout(l) => Ok(Value::Layout(Layout::new(f(l.shape())?, g(l.stride())?)?)),
