@@ -1,7 +1,8 @@
-//! The help text of the expression language, shown by `tessera --help`.
+//! The help text of the expression language, shown by `tessera --help` and `tessera eval
+//! --help`; its list of functions comes from the registry of built-ins.
 
-/// A summary of the expression language with examples.
-pub const EXPRESSION_HELP: &str = "\
+/// The syntax of the expression language.
+const SYNTAX: &str = "\
 EXPRESSION LANGUAGE
   Int tuples     12   (2,3)   ((2,2),3)   (6) is a one-element tuple; _4 reads as 4
   Layouts        shape:stride   ((2,2),3):((24,2),8)   a bare shape (4,8) is column-major
@@ -11,6 +12,7 @@ EXPRESSION LANGUAGE
   Swizzles       Sw<3,3,3>   Sw<3,3,3> o (8,64):(64,1)   Sw<3,4,3> o 32 o (8,64):(64,1)
   Tilers         (4:1,8:2) by mode; _ keeps a mode; an int tuple (2,7) means (2:1,7:1)
   Composition    composition(A,B)  or  A o B
+  Slicing        L[2:4, ::-1]: a view, as select(L, dim, i) and the other view functions
   Evaluation     A(17)   A((1,2))   A(1,2)   (Sw<3,3,3> o (16,64):(64,1))(17)
   Arithmetic     + - * / (exact; fdiv floors) % on integers; -9223372036854775808
   Booleans       true false
@@ -21,21 +23,10 @@ EXPRESSION LANGUAGE
   Limits         1 MiB per expression; 128 levels of nesting (each bracket and @ index, and
                  each - or Sw< applied to more than a number); 4096 elements per tuple.
                  Chains (1+1+..., L(0)(0)..., A o B o ...) may be as long as you like.
+";
 
-FUNCTIONS
-  coalesce coalesce_z filter composition complement logical_divide zipped_divide
-  tiled_divide flat_divide logical_product zipped_product tiled_product flat_product
-  blocked_product raked_product right_inverse left_inverse nullspace layout_add
-  greatest_common_domain recast make_layout make_layout_like make_ordered_layout
-  make_identity_layout make_basis_like tiler_to_layout max_common_vector select take get
-  flatten wrap unwrap size cosize rank depth shape stride coshape coprofile product
-  product_each prefix_product inner_product idx2crd crd2idx (both also with a stride,
-  as PyCuTe's three-argument forms) congruent weakly_congruent
-  compatible common_refinement common_coarsening repeat_like lift slice_ dice_ unflatten
-  is_tuple fdiv fmod
-  Views (each prints as a view OFF o L): tile_view narrow permute broadcast diagonal
-  local_tile local_partition, select(L, dim, i), and slicing L[2:4, ::-1]
-
+/// Examples and exit codes.
+const EXAMPLES: &str = "\
 EXAMPLES
   tessera eval 'composition((6,2):(8,2), (4,3):(3,1))'     ((2,2),3):((24,2),8)
   tessera eval 'logical_divide(24:1, 4:2)'                  (4,(2,3)):(2,(1,8))
@@ -56,3 +47,9 @@ EXIT CODES (every subcommand)
   3 bad input: a parse or algebra error, an unreadable file, or a usage error (an unknown
     flag, a bad option value, a missing argument)
 ";
+
+/// A summary of the expression language: its syntax, its functions (from
+/// [`crate::lang::builtins::BUILTINS`]), examples and exit codes.
+pub fn expression_help() -> String {
+    format!("{SYNTAX}\n{}\n{EXAMPLES}", crate::lang::builtins::help_text())
+}

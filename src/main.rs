@@ -8,7 +8,7 @@ use tessera::lang::Session;
 
 #[derive(Parser)]
 #[command(name = "tessera", version, about = "A compiler and prover for CuTe-style tensor layouts",
-    after_help = tessera::language::EXPRESSION_HELP)]
+    after_help = tessera::language::expression_help())]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -56,7 +56,7 @@ enum Cmd {
         json: bool,
     },
     /// Evaluate an expression of the layout algebra and print the result.
-    #[command(after_help = tessera::language::EXPRESSION_HELP)]
+    #[command(after_help = tessera::language::expression_help())]
     Eval {
         /// The expression, e.g. 'logical_divide(24:1, 4:2)'; it may start with '-' ('-4:1').
         expr: Option<String>,
@@ -66,6 +66,9 @@ enum Cmd {
         /// FILE cannot be read.
         #[arg(long, value_name = "FILE", conflicts_with = "expr")]
         batch: Option<String>,
+        /// Print every built-in function with its arguments and what it computes.
+        #[arg(long, conflicts_with_all = ["expr", "batch"])]
+        functions: bool,
         /// Threads answering --batch lines, at least 1 (default: every core); answers keep
         /// the order of the input.
         #[arg(long, short = 'j', value_name = "N", value_parser = parse_jobs)]
@@ -184,12 +187,17 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> i32 {
     match cli.cmd {
+        Cmd::Eval { functions: true, .. } => {
+            print!("{}", tessera::lang::builtins::reference_text());
+            exit::OK
+        }
         Cmd::Eval {
             expr,
             batch,
             jobs,
             params,
             binds,
+            ..
         } => {
             let p: Vec<&str> = params.iter().map(String::as_str).collect();
             let b: Vec<&str> = binds.iter().map(String::as_str).collect();

@@ -159,3 +159,18 @@ fn every_eval_help_example_prints_its_answer() {
     }
     assert!(n >= 10, "{n} examples");
 }
+
+/// The README's function list is the registry's, between its markers.
+#[test]
+fn the_readme_lists_the_registered_functions() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let (start, end) = ("<!-- builtins:start -->\n", "<!-- builtins:end -->");
+    let a = readme.find(start).expect("start marker") + start.len();
+    let b = readme.find(end).expect("end marker");
+    let want = tessera::lang::builtins::markdown();
+    assert!(
+        readme[a..b] == want,
+        "the README's function list differs from the registry; replace the text between the \
+         markers with:\n{want}"
+    );
+}

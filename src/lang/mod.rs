@@ -13,7 +13,7 @@
 //! ```
 
 mod arith;
-mod builtins;
+pub mod builtins;
 mod value;
 mod views;
 
@@ -29,11 +29,7 @@ use tessera_ir::swizzle::{ComposedLayout, Swizzle};
 use tessera_ir::text::literal::Literal;
 use tessera_ir::text::{BinOp, Expr, ExprKind, SuffixOp, parse_expr};
 
-/// `true` for names that cannot be parameters or bindings: built-in functions and keywords.
-pub fn is_reserved(name: &str) -> bool {
-    matches!(name, "o" | "where" | "Sw" | "F2" | "true" | "false")
-        || builtins::BUILTINS.iter().any(|(n, _)| *n == name)
-}
+pub use builtins::is_reserved;
 
 /// Declares parameters with facts (`M, N where M % 128 == 0`) in `facts`, returning their
 /// names; a built-in name cannot be a parameter.

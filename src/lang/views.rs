@@ -16,7 +16,8 @@
 //!
 //! The semantics are those of [`tessera_ir::view`]; these functions only convert the arguments.
 
-use super::{Env, Value, at, eval_expr};
+use super::builtins::Call;
+use super::{Env, Value, eval_expr};
 use tessera_ir::error::{Error, Result};
 use tessera_ir::int::Int;
 use tessera_ir::layout::Layout;
@@ -123,83 +124,85 @@ fn offset_entry<I: Int>(v: &Value<I>) -> Result<SliceArg> {
     }
 }
 
-/// Calls the view builtin `name`: `select` with three arguments, `tile_view`, `narrow`,
-/// `permute`, `broadcast`, `diagonal`, `local_tile`, `local_partition`.
-pub(super) fn call<I: Int>(
-    name: &str,
-    args: &[Expr],
-    vals: &[Result<Value<I>>],
-    src: &str,
-    e: &Expr,
-) -> Result<Value<I>> {
-    let arity = |lo: usize, hi: usize| super::builtins::arity(src, e, name, args, lo, hi);
-    let ev = |k: usize| vals[k].clone();
-    let run = |r: ViewResult<ComposedLayout<i64>>| r.map_err(|err| named(name, err)).and_then(value_of);
-    match name {
-        "select" => {
-            arity(3, 3)?;
-            let v = view_of(&ev(0)?)?;
-            run(view::select(&v, ev(1)?.to_index()?, ev(2)?.to_index()?))
-        }
-        "narrow" => {
-            arity(4, 4)?;
-            let v = view_of(&ev(0)?)?;
-            run(view::narrow(
-                &v,
-                ev(1)?.to_index()?,
-                ev(2)?.to_index()?,
-                ev(3)?.to_index()?,
-            ))
-        }
-        "permute" => {
-            arity(2, 2)?;
-            let v = view_of(&ev(0)?)?;
-            run(view::permute(&v, &indices(&ev(1)?)?))
-        }
-        "broadcast" => {
-            arity(2, 2)?;
-            let v = view_of(&ev(0)?)?;
-            run(view::broadcast(&v, &indices(&ev(1)?)?))
-        }
-        "diagonal" => {
-            arity(2, 2)?;
-            let v = view_of(&ev(0)?)?;
-            run(view::diagonal(&v, &pairs(&ev(1)?)?))
-        }
-        "tile_view" => {
-            arity(2, 3)?;
-            let v = view_of(&ev(0)?)?;
-            let offset: Vec<SliceArg> = match ev(1)? {
-                Value::Tuple(items) => items.iter().map(offset_entry).collect::<Result<_>>()?,
-                x => vec![offset_entry(&x)?],
-            };
-            let shape = if args.len() == 3 {
-                Some(indices(&ev(2)?)?)
-            } else {
-                None
-            };
-            run(view::tile_view(&v, &offset, shape.as_deref()))
-        }
-        "local_tile" => {
-            arity(3, 3)?;
-            let v = view_of(&ev(0)?)?;
-            let tiler = ev(1)?.to_tiler()?;
-            let tiler = tiler_concrete(&tiler)?;
-            let coord = ev(2)?.to_int_tuple()?.try_map(konst)?;
-            run(view::local_tile(&v, &tiler, &coord))
-        }
-        "local_partition" => {
-            arity(3, 3)?;
-            let v = view_of(&ev(0)?)?;
-            let threads = match ev(1)? {
-                Value::Layout(l) => Threads::Layout(concrete(&l)?),
-                x => Threads::Shape(x.to_int_tuple()?.try_map(konst)?),
-            };
-            let thread = ev(2)?.to_int_tuple()?.try_map(konst)?;
-            run(view::local_partition(&v, &threads, &thread))
-        }
-        _ => Err(at(src, e, format!("unknown view function '{name}'"))),
-    }
+/// The view of argument 0 and a runner turning a view result into a value named after the call.
+fn base<I: Int>(c: &Call<'_, I>) -> Result<ComposedLayout<i64>> {
+    view_of(c.arg(0)?)
+}
+
+fn run<I: Int>(c: &Call<'_, I>, r: ViewResult<ComposedLayout<i64>>) -> Result<Value<I>> {
+    r.map_err(|err| named(c.name, err)).and_then(value_of)
+}
+
+/// `select(L, dim, i)`.
+pub(crate) fn select<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+    let v = base(c)?;
+    run(c, view::select(&v, c.arg(1)?.to_index()?, c.arg(2)?.to_index()?))
+}
+
+/// `narrow(L, dim, start, len)`.
+pub(crate) fn narrow<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+    let v = base(c)?;
+    run(
+        c,
+        view::narrow(
+            &v,
+            c.arg(1)?.to_index()?,
+            c.arg(2)?.to_index()?,
+            c.arg(3)?.to_index()?,
+        ),
+    )
+}
+
+/// `permute(L, (p0, p1, ...))`.
+pub(crate) fn permute<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+    let v = base(c)?;
+    run(c, view::permute(&v, &indices(c.arg(1)?)?))
+}
+
+/// `broadcast(L, dims)`.
+pub(crate) fn broadcast<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+    let v = base(c)?;
+    run(c, view::broadcast(&v, &indices(c.arg(1)?)?))
+}
+
+/// `diagonal(L, pairs)`.
+pub(crate) fn diagonal<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+    let v = base(c)?;
+    run(c, view::diagonal(&v, &pairs(c.arg(1)?)?))
+}
+
+/// `tile_view(L, offset [, shape])`.
+pub(crate) fn tile_view<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+    let v = base(c)?;
+    let offset: Vec<SliceArg> = match c.arg(1)? {
+        Value::Tuple(items) => items.iter().map(offset_entry).collect::<Result<_>>()?,
+        x => vec![offset_entry(x)?],
+    };
+    let shape = if c.len() == 3 {
+        Some(indices(c.arg(2)?)?)
+    } else {
+        None
+    };
+    run(c, view::tile_view(&v, &offset, shape.as_deref()))
+}
+
+/// `local_tile(L, tiler, coord)`.
+pub(crate) fn local_tile<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+    let v = base(c)?;
+    let tiler = tiler_concrete(&c.arg(1)?.to_tiler()?)?;
+    let coord = c.arg(2)?.to_int_tuple()?.try_map(konst)?;
+    run(c, view::local_tile(&v, &tiler, &coord))
+}
+
+/// `local_partition(L, threads, thread)`.
+pub(crate) fn local_partition<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+    let v = base(c)?;
+    let threads = match c.arg(1)? {
+        Value::Layout(l) => Threads::Layout(concrete(l)?),
+        x => Threads::Shape(x.to_int_tuple()?.try_map(konst)?),
+    };
+    let thread = c.arg(2)?.to_int_tuple()?.try_map(konst)?;
+    run(c, view::local_partition(&v, &threads, &thread))
 }
 
 /// A tiler of concrete layouts.

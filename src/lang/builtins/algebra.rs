@@ -1,0 +1,244 @@
+//! The algebra and construction built-ins: each takes its evaluated arguments from a
+//! [`Call`], whose arity the registry has checked.
+
+use super::Call;
+use crate::lang::{Env, Value, at, eval_expr};
+use tessera_ir::algebra::{self as alg, Tiler};
+use tessera_ir::error::Result;
+use tessera_ir::htuple::HTuple;
+use tessera_ir::int::Int;
+use tessera_ir::layout::Layout;
+use tessera_ir::stride::Stride;
+use tessera_ir::swizzle::ComposedLayout;
+use tessera_ir::text::{BinOp, Expr, ExprKind};
+
+/// A layout-like argument: a layout, a bare shape, or a composed layout.
+pub(super) enum LayoutArg<I> {
+    Plain(Layout<I>),
+    Composed(ComposedLayout<I>),
+}
+
+impl<I: Int> LayoutArg<I> {
+    pub(super) fn of(v: &Value<I>) -> Result<Self> {
+        match v {
+            Value::Composed(c) => Ok(LayoutArg::Composed(c.clone())),
+            v => Ok(LayoutArg::Plain(v.to_layout()?)),
+        }
+    }
+    pub(super) fn inner(&self) -> &Layout<I> {
+        match self {
+            LayoutArg::Plain(l) => l,
+            LayoutArg::Composed(c) => &c.inner,
+        }
+    }
+    /// Applies `f` to the layout, keeping a swizzle and offset around it.
+    fn map(&self, f: impl FnOnce(&Layout<I>) -> Result<Layout<I>>) -> Result<Value<I>> {
+        match self {
+            LayoutArg::Plain(l) => Ok(Value::Layout(f(l)?)),
+            LayoutArg::Composed(c) => Ok(Value::Composed(c.with_inner(f(&c.inner)?))),
+        }
+    }
+}
+
+/// `f(A, tiler)` on a layout-like `A`, keeping its swizzle and offset.
+fn tiler_op<I: Int>(c: &Call<'_, I>, f: fn(&Layout<I>, &Tiler<I>) -> Result<Layout<I>>) -> Result<Value<I>> {
+    let a = LayoutArg::of(c.arg(0)?)?;
+    let t = c.arg(1)?.to_tiler()?;
+    a.map(|l| f(l, &t))
+}
+
+/// `f(L)` on a plain layout.
+fn unary<I: Int>(c: &Call<'_, I>, f: fn(&Layout<I>) -> Result<Layout<I>>) -> Result<Value<I>> {
+    Ok(Value::Layout(f(&c.arg(0)?.to_layout()?)?))
+}
+
+/// `coalesce`/`coalesce_z`, whole or by mode.
+fn coalesce_any<I: Int>(c: &Call<'_, I>, z: bool) -> Result<Value<I>> {
+    let a = LayoutArg::of(c.arg(0)?)?;
+    let prof = if c.len() == 2 {
+        Some(c.arg(1)?.to_profile()?)
+    } else {
+        None
+    };
+    a.map(|l| match (&prof, z) {
+        (None, false) => alg::coalesce(l),
+        (None, true) => alg::coalesce_z(l),
+        (Some(p), false) => alg::coalesce_by(l, p),
+        (Some(p), true) => alg::coalesce_z_by(l, p),
+    })
+}
+
+pub(super) fn coalesce<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+    coalesce_any(c, false)
+}
+
+pub(super) fn coalesce_z<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+    coalesce_any(c, true)
+}
+
+pub(super) fn filter<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+    unary(c, alg::filter)
+}
+
+pub(super) fn composition<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+    tiler_op(c, alg::composition_tiler)
+}
+
+pub(super) fn complement<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+    let a = c.arg(0)?.to_layout()?;
+    let t = if c.len() == 2 {
+        Some(c.arg(1)?.to_shape()?)
+    } else {
+        None
+    };
+    Ok(Value::Layout(alg::complement(&a, t.as_ref())?))
+}
+
+pub(super) fn logical_divide<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+    tiler_op(c, alg::logical_divide)
+}
+
+pub(super) fn zipped_divide<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+    tiler_op(c, alg::zipped_divide)
+}
+
+pub(super) fn tiled_divide<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+    tiler_op(c, alg::tiled_divide)
+}
+
+pub(super) fn flat_divide<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+    tiler_op(c, alg::flat_divide)
+}
+
+pub(super) fn logical_product<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+    tiler_op(c, alg::logical_product)
+}
+
+pub(super) fn zipped_product<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+    tiler_op(c, alg::zipped_product)
+}
+
+pub(super) fn tiled_product<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+    tiler_op(c, alg::tiled_product)
+}
+
+pub(super) fn flat_product<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+    tiler_op(c, alg::flat_product)
+}
+
+/// A rank-sensitive product of a layout-like `A` and a layout `B`.
+fn rank_sensitive<I: Int>(
+    c: &Call<'_, I>,
+    f: fn(&Layout<I>, &Layout<I>) -> Result<Layout<I>>,
+) -> Result<Value<I>> {
+    let a = LayoutArg::of(c.arg(0)?)?;
+    let b = c.arg(1)?.to_layout()?;
+    a.map(|l| f(l, &b))
+}
+
+pub(super) fn blocked_product<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+    rank_sensitive(c, alg::blocked_product)
+}
+
+pub(super) fn raked_product<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+    rank_sensitive(c, alg::raked_product)
+}
+
+pub(super) fn right_inverse<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+    unary(c, alg::right_inverse)
+}
+
+pub(super) fn left_inverse<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+    unary(c, alg::left_inverse)
+}
+
+pub(super) fn nullspace<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+    unary(c, alg::nullspace)
+}
+
+pub(super) fn layout_add<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+    Ok(Value::Layout(alg::layout_add(
+        &c.arg(0)?.to_layout()?,
+        &c.arg(1)?.to_layout()?,
+    )?))
+}
+
+pub(super) fn greatest_common_domain<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+    Ok(Value::Layout(alg::greatest_common_domain(
+        &c.arg(0)?.to_shape()?,
+        &c.arg(1)?.to_shape()?,
+    )?))
+}
+
+pub(super) fn recast<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+    let a = LayoutArg::of(c.arg(0)?)?;
+    let (p, q) = rational(&c.args[1], c.env, c.src)?;
+    a.map(|l| alg::recast(l, p, q))
+}
+
+pub(super) fn max_common_vector<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+    Ok(Value::Int(alg::max_common_vector(
+        &c.arg(0)?.to_layout()?,
+        &c.arg(1)?.to_layout()?,
+    )?))
+}
+
+pub(super) fn make_layout<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+    let vals: Vec<Value<I>> = (0..c.len()).map(|k| c.arg(k).cloned()).collect::<Result<_>>()?;
+    let parts: Vec<Value<I>> = match vals.as_slice() {
+        [Value::Tuple(items)] if items.iter().any(|v| matches!(v, Value::Layout(_))) => items.clone(),
+        _ => vals,
+    };
+    let ls: Result<Vec<Layout<I>>> = parts.iter().map(Value::to_layout).collect();
+    Ok(Value::Layout(Layout::concat(ls?)))
+}
+
+pub(super) fn make_layout_like<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+    unary(c, alg::make_layout_like)
+}
+
+pub(super) fn make_ordered_layout<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+    Ok(Value::Layout(alg::make_ordered_layout(
+        &c.arg(0)?.to_int_tuple()?,
+        &c.arg(1)?.to_int_tuple()?,
+    )?))
+}
+
+pub(super) fn make_identity_layout<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+    Ok(Value::Layout(alg::identity_layout(&c.arg(0)?.to_shape()?)?))
+}
+
+pub(super) fn make_basis_like<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+    Ok(stride_tuple_value(&alg::make_basis_like(&c.arg(0)?.to_shape()?)))
+}
+
+pub(super) fn tiler_to_layout<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+    Ok(Value::Layout(alg::tiler_to_layout(&c.arg(0)?.to_tiler()?)?))
+}
+
+/// A stride tuple as a value (strides print as literals).
+pub(super) fn stride_tuple_value<I: Int>(t: &HTuple<Stride<I>>) -> Value<I> {
+    if let Some(d) = t.as_leaf() {
+        return match d {
+            Stride::Int(v) => Value::Int(v.clone()),
+            s => Value::Stride(s.clone()),
+        };
+    }
+    Value::Tuple(t.modes().iter().map(stride_tuple_value).collect())
+}
+
+/// A recast scale: an integer or a fraction `p/q`.
+fn rational<I: Int>(e: &Expr, env: &Env<I>, src: &str) -> Result<(i64, i64)> {
+    let konst = |x: &Expr| -> Result<i64> {
+        eval_expr(x, env, src)?
+            .to_int()?
+            .as_const()
+            .ok_or_else(|| at(src, x, "the recast scale must be a constant"))
+    };
+    match &e.kind {
+        ExprKind::Arith(p, steps) if steps.len() == 1 && steps[0].op == BinOp::Div => {
+            Ok((konst(p)?, konst(&steps[0].rhs)?))
+        }
+        _ => Ok((konst(e)?, 1)),
+    }
+}
