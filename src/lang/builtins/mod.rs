@@ -243,7 +243,8 @@ pub(super) fn call<I: Int>(
         } else {
             format!("{} to {}", b.min_args, b.max_args)
         };
-        let plural = if b.max_args == 1 { "" } else { "s" };
+        let one = b.min_args == 1 && (b.max_args == 1 || b.max_args == ANY);
+        let plural = if one { "" } else { "s" };
         return Err(at(
             src,
             e,
