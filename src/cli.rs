@@ -6,8 +6,8 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 use tessera_verifier::Options;
 
-/// Help text of `tessera check`.
-pub const CHECK_HELP: &str = "\
+/// The check-file syntax part of `tessera check --help`.
+const CHECK_SYNTAX: &str = "\
 CHECK FILES (*.tess)
   param M, N where M % 128 == 0, 128 <= M <= 65536, 1 <= N <= 4096
   let Smem = Sw<3,3,3> o (8,64):(64,1)
@@ -22,14 +22,10 @@ CHECK FILES (*.tess)
 
   Each line is param, let or assert (then spaces or tabs), or blank; # starts a comment.
   A directory stands for the *.tess files directly in it (subdirectories are not searched).
+";
 
-PROPERTIES
-  injective(L)  surjective(L [,n])  bijective(L)  in_bounds(L, n)  equal(A, B)
-  compatible(A, B)  left_inverse_valid(L, R)  right_inverse_valid(L, R)
-  complement_valid(A, C [,n])  composition_valid(A, B, R)  contiguous(L)
-  vectorizable(L, v)  bank_conflict_free(Smem, TV, elem=, access=)
-  conflict_degree(Smem, TV, elem=, access=) == n
-
+/// The output and exit-code part of `tessera check --help`.
+const CHECK_OUTPUT: &str = "\
 OUTPUT
   one line per assertion: proved / refuted (with a re-checked counterexample) /
   unknown (with the reason) / bad input, and its time. A file that cannot be read or
@@ -40,6 +36,24 @@ EXIT CODES (the worst verdict's)
   4 internal error, else 3 bad input (file:line:col and a caret, or a usage error such as
   --timeout abc or -j 0), else 1 something refuted, else 2 something unknown, else 0 all proved
 ";
+
+/// Help text of `tessera check`: the syntax, the properties (from
+/// [`check::props::PROPERTIES`]), the output and the exit codes.
+pub fn check_help() -> String {
+    let mut props = String::from("PROPERTIES\n");
+    let mut line = String::from(" ");
+    for p in check::props::PROPERTIES {
+        let item = format!(" {}({})", p.name, p.args);
+        if line.len() + item.len() > 90 {
+            props.push_str(&line);
+            props.push('\n');
+            line = String::from(" ");
+        }
+        line.push_str(&item);
+    }
+    props.push_str(&line);
+    format!("{CHECK_SYNTAX}\n{props}\n\n{CHECK_OUTPUT}")
+}
 
 fn collect(paths: &[String]) -> Result<Vec<String>, String> {
     let mut out = Vec::new();

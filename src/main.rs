@@ -18,7 +18,7 @@ struct Cli {
 enum Cmd {
     /// Prove the assertions of check files (*.tess; a directory stands for the *.tess files
     /// directly in it, not in its subdirectories).
-    #[command(after_help = tessera::cli::CHECK_HELP)]
+    #[command(after_help = tessera::cli::check_help())]
     Check {
         /// Check files or directories.
         #[arg(required = true)]

@@ -14,7 +14,7 @@
 //! file that cannot be read or parsed is one bad-input result; the other files still run.
 
 mod parse;
-mod props;
+pub mod props;
 pub mod report;
 
 pub use parse::{CheckError, CheckFile, load};

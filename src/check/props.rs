@@ -8,27 +8,6 @@ use tessera_ir::text::{Expr, ExprKind, parse_expr};
 use tessera_verifier::bank::{Bank, Cmp};
 use tessera_verifier::{Func, Property};
 
-/// The property names, with their arguments.
-pub const PROPERTIES: &[(&str, &str)] = &[
-    ("injective", "L"),
-    ("surjective", "L [, n]"),
-    ("bijective", "L"),
-    ("in_bounds", "L, n"),
-    ("equal", "A, B"),
-    ("compatible", "A, B"),
-    ("left_inverse_valid", "L, R"),
-    ("right_inverse_valid", "L, R"),
-    ("complement_valid", "A, C [, n]"),
-    ("composition_valid", "A, B, R"),
-    ("contiguous", "L"),
-    ("vectorizable", "L, v"),
-    ("bank_conflict_free", "Smem, TV, elem=BYTES, access=BYTES"),
-    (
-        "conflict_degree",
-        "Smem, TV, elem=BYTES, access=BYTES) == n  (or <=, <, >=, >",
-    ),
-];
-
 type E = (usize, String);
 
 /// Splits `text` at a top-level comparison: `(call, op, rhs, rhs offset)`.
@@ -60,6 +39,225 @@ fn split_cmp(text: &str) -> Option<(&str, Cmp, &str, usize)> {
     None
 }
 
+/// One property of the check-file language: its name, arity, arguments as the help writes
+/// them, and how its arguments build the verifier's [`Property`].
+pub struct Spec {
+    /// The name.
+    pub name: &'static str,
+    /// The fewest positional arguments.
+    pub min_args: usize,
+    /// The most positional arguments.
+    pub max_args: usize,
+    /// The arguments, as the help writes them.
+    pub args: &'static str,
+    build: fn(&Args<'_>) -> Result<Property, E>,
+}
+
+/// Every property, declared once.
+pub static PROPERTIES: &[Spec] = &[
+    Spec {
+        name: "injective",
+        min_args: 1,
+        max_args: 1,
+        args: "L",
+        build: |a| Ok(Property::Injective(a.func(0)?)),
+    },
+    Spec {
+        name: "surjective",
+        min_args: 1,
+        max_args: 2,
+        args: "L [, n]",
+        build: |a| Ok(Property::Surjective(a.func(0)?, a.opt_int(1)?)),
+    },
+    Spec {
+        name: "bijective",
+        min_args: 1,
+        max_args: 1,
+        args: "L",
+        build: |a| Ok(Property::Bijective(a.func(0)?)),
+    },
+    Spec {
+        name: "in_bounds",
+        min_args: 2,
+        max_args: 2,
+        args: "L, n",
+        build: |a| Ok(Property::InBounds(a.func(0)?, a.int(1)?)),
+    },
+    Spec {
+        name: "equal",
+        min_args: 2,
+        max_args: 2,
+        args: "A, B",
+        build: |a| Ok(Property::Equal(a.func(0)?, a.func(1)?)),
+    },
+    Spec {
+        name: "compatible",
+        min_args: 2,
+        max_args: 2,
+        args: "A, B",
+        build: |a| Ok(Property::Compatible(a.shape(0)?, a.shape(1)?)),
+    },
+    Spec {
+        name: "left_inverse_valid",
+        min_args: 2,
+        max_args: 2,
+        args: "L, R",
+        build: |a| Ok(Property::LeftInverseValid(a.func(0)?, a.func(1)?)),
+    },
+    Spec {
+        name: "right_inverse_valid",
+        min_args: 2,
+        max_args: 2,
+        args: "L, R",
+        build: |a| Ok(Property::RightInverseValid(a.func(0)?, a.func(1)?)),
+    },
+    Spec {
+        name: "complement_valid",
+        min_args: 2,
+        max_args: 3,
+        args: "A, C [, n]",
+        build: |a| Ok(Property::ComplementValid(a.func(0)?, a.func(1)?, a.opt_int(2)?)),
+    },
+    Spec {
+        name: "composition_valid",
+        min_args: 3,
+        max_args: 3,
+        args: "A, B, R",
+        build: |a| Ok(Property::CompositionValid(a.func(0)?, a.func(1)?, a.func(2)?)),
+    },
+    Spec {
+        name: "contiguous",
+        min_args: 1,
+        max_args: 1,
+        args: "L",
+        build: |a| Ok(Property::Contiguous(a.func(0)?)),
+    },
+    Spec {
+        name: "vectorizable",
+        min_args: 2,
+        max_args: 2,
+        args: "L, v",
+        build: |a| {
+            let v = a.int(1)?.as_const().ok_or_else(|| {
+                (
+                    a.off + a.pos[1].col,
+                    "the vector width must be a constant".to_string(),
+                )
+            })?;
+            Ok(Property::Vectorizable(a.func(0)?, v))
+        },
+    },
+    Spec {
+        name: "bank_conflict_free",
+        min_args: 2,
+        max_args: 2,
+        args: "Smem, TV, elem=BYTES, access=BYTES",
+        build: |a| Ok(Property::BankConflictFree(a.bank()?)),
+    },
+    Spec {
+        name: "conflict_degree",
+        min_args: 2,
+        max_args: 2,
+        args: "Smem, TV, elem=BYTES, access=BYTES) == n  (or <=, <, >=, >",
+        build: |a| match a.cmp {
+            Some((op, n)) => Ok(Property::ConflictDegree(a.bank()?, op, n)),
+            None => Err((a.off, "conflict_degree(...) needs a comparison, e.g. == 8".into())),
+        },
+    },
+];
+
+/// The arguments of one assertion, evaluated on demand.
+pub struct Args<'a> {
+    name: &'a str,
+    pos: Vec<&'a Expr>,
+    kw: Vec<(&'a str, &'a Expr)>,
+    cmp: Option<(Cmp, i64)>,
+    call: &'a str,
+    off: usize,
+    col: usize,
+    env: &'a Env<SymInt>,
+}
+
+impl Args<'_> {
+    fn ev(&self, x: &Expr) -> Result<Value<SymInt>, E> {
+        eval_expr(x, self.env, self.call).map_err(|err| locate(err, self.off))
+    }
+
+    /// Positional argument `k` as a function.
+    fn func(&self, k: usize) -> Result<Func, E> {
+        let x = self.pos[k];
+        self.ev(x)?
+            .to_func()
+            .map_err(|err| (self.off + x.col, format!("{}: {err}", self.name)))
+    }
+
+    fn int_of(&self, x: &Expr) -> Result<SymInt, E> {
+        match self.ev(x)? {
+            Value::Int(v) => Ok(v),
+            v => Err((
+                self.off + x.col,
+                format!("expected an integer, found {}", v.kind()),
+            )),
+        }
+    }
+
+    /// Positional argument `k` as an integer.
+    fn int(&self, k: usize) -> Result<SymInt, E> {
+        self.int_of(self.pos[k])
+    }
+
+    /// Positional argument `k`, an integer, when given.
+    fn opt_int(&self, k: usize) -> Result<Option<SymInt>, E> {
+        self.pos.get(k).map(|x| self.int_of(x)).transpose()
+    }
+
+    /// Positional argument `k` as a shape.
+    fn shape(&self, k: usize) -> Result<tessera_ir::HTuple<SymInt>, E> {
+        let x = self.pos[k];
+        self.ev(x)?
+            .to_shape()
+            .map_err(|err| (self.off + x.col, err.to_string()))
+    }
+
+    /// The bank question: shared-memory and thread-value layouts, `elem=` and `access=`.
+    fn bank(&self) -> Result<Bank, E> {
+        let mut elem = 4;
+        let mut access = None;
+        for (k, v) in &self.kw {
+            let n = self
+                .int_of(v)?
+                .as_const()
+                .ok_or_else(|| (self.off + v.col, format!("{k} must be a constant")))?;
+            match *k {
+                "elem" => elem = n,
+                "access" => access = Some(n),
+                other => {
+                    return Err((
+                        self.off + v.col,
+                        format!("unknown keyword '{other}=' (elem=, access=)"),
+                    ));
+                }
+            }
+        }
+        let access = access.unwrap_or(elem);
+        if ![1, 2, 4, 8, 16].contains(&access) || elem < 1 || access % elem != 0 {
+            return Err((
+                self.off + self.col,
+                format!(
+                    "{}: access={access} must be 1, 2, 4, 8 or 16 bytes and a multiple of elem={elem}",
+                    self.name
+                ),
+            ));
+        }
+        Ok(Bank {
+            smem: self.func(0)?,
+            tv: self.func(1)?,
+            elem,
+            access,
+        })
+    }
+}
+
 /// Parses and evaluates the assertion `text` (starting at byte `off` of its line).
 pub(super) fn property(text: &str, off: usize, env: &Env<SymInt>) -> Result<Property, E> {
     let (call, cmp) = match split_cmp(text) {
@@ -78,6 +276,13 @@ pub(super) fn property(text: &str, off: usize, env: &Env<SymInt>) -> Result<Prop
     let ExprKind::Call(name, args) = &e.kind else {
         return Err((off, "expected a property, e.g. injective(L)".into()));
     };
+    let Some(spec) = PROPERTIES.iter().find(|s| s.name == name) else {
+        let names: Vec<&str> = PROPERTIES.iter().map(|p| p.name).collect();
+        return Err((
+            off + e.col,
+            format!("unknown property '{name}' (one of: {})", names.join(", ")),
+        ));
+    };
     let (mut pos, mut kw): (Vec<&Expr>, Vec<(&str, &Expr)>) = (Vec::new(), Vec::new());
     for a in args {
         match &a.kind {
@@ -85,36 +290,22 @@ pub(super) fn property(text: &str, off: usize, env: &Env<SymInt>) -> Result<Prop
             _ => pos.push(a),
         }
     }
-    let ev = |x: &Expr| eval_expr(x, env, call).map_err(|err| locate(err, off));
-    let func = |x: &Expr| -> Result<Func, E> {
-        let v = ev(x)?;
-        v.to_func()
-            .map_err(|err| (off + x.col, format!("{}: {err}", name)))
-    };
-    let int = |x: &Expr| -> Result<SymInt, E> {
-        match ev(x)? {
-            Value::Int(v) => Ok(v),
-            v => Err((off + x.col, format!("expected an integer, found {}", v.kind()))),
-        }
-    };
-    let arity = |lo: usize, hi: usize| -> Result<(), E> {
-        if pos.len() < lo || pos.len() > hi {
-            let want = if lo == hi {
-                lo.to_string()
-            } else {
-                format!("{lo} to {hi}")
-            };
-            return Err((
-                off + e.col,
-                format!(
-                    "{name} takes {want} argument{}, got {}",
-                    if hi == 1 { "" } else { "s" },
-                    pos.len()
-                ),
-            ));
-        }
-        Ok(())
-    };
+    let (lo, hi) = (spec.min_args, spec.max_args);
+    if pos.len() < lo || pos.len() > hi {
+        let want = if lo == hi {
+            lo.to_string()
+        } else {
+            format!("{lo} to {hi}")
+        };
+        return Err((
+            off + e.col,
+            format!(
+                "{name} takes {want} argument{}, got {}",
+                if hi == 1 { "" } else { "s" },
+                pos.len()
+            ),
+        ));
+    }
     if cmp.is_some() && name != "conflict_degree" {
         return Err((
             off,
@@ -125,113 +316,14 @@ pub(super) fn property(text: &str, off: usize, env: &Env<SymInt>) -> Result<Prop
     if !is_bank && let Some((k, v)) = kw.first() {
         return Err((off + v.col, format!("{name} takes no keyword argument '{k}='")));
     }
-    let p = match name.as_str() {
-        "injective" => {
-            arity(1, 1)?;
-            Property::Injective(func(pos[0])?)
-        }
-        "surjective" => {
-            arity(1, 2)?;
-            Property::Surjective(func(pos[0])?, pos.get(1).map(|x| int(x)).transpose()?)
-        }
-        "bijective" => {
-            arity(1, 1)?;
-            Property::Bijective(func(pos[0])?)
-        }
-        "in_bounds" => {
-            arity(2, 2)?;
-            Property::InBounds(func(pos[0])?, int(pos[1])?)
-        }
-        "equal" => {
-            arity(2, 2)?;
-            Property::Equal(func(pos[0])?, func(pos[1])?)
-        }
-        "compatible" => {
-            arity(2, 2)?;
-            let shape = |x: &Expr| ev(x)?.to_shape().map_err(|err| (off + x.col, err.to_string()));
-            Property::Compatible(shape(pos[0])?, shape(pos[1])?)
-        }
-        "left_inverse_valid" => {
-            arity(2, 2)?;
-            Property::LeftInverseValid(func(pos[0])?, func(pos[1])?)
-        }
-        "right_inverse_valid" => {
-            arity(2, 2)?;
-            Property::RightInverseValid(func(pos[0])?, func(pos[1])?)
-        }
-        "complement_valid" => {
-            arity(2, 3)?;
-            Property::ComplementValid(
-                func(pos[0])?,
-                func(pos[1])?,
-                pos.get(2).map(|x| int(x)).transpose()?,
-            )
-        }
-        "composition_valid" => {
-            arity(3, 3)?;
-            Property::CompositionValid(func(pos[0])?, func(pos[1])?, func(pos[2])?)
-        }
-        "contiguous" => {
-            arity(1, 1)?;
-            Property::Contiguous(func(pos[0])?)
-        }
-        "vectorizable" => {
-            arity(2, 2)?;
-            let v = int(pos[1])?.as_const().ok_or_else(|| {
-                (
-                    off + pos[1].col,
-                    "the vector width must be a constant".to_string(),
-                )
-            })?;
-            Property::Vectorizable(func(pos[0])?, v)
-        }
-        "bank_conflict_free" | "conflict_degree" => {
-            arity(2, 2)?;
-            let mut elem = 4;
-            let mut access = None;
-            for (k, v) in &kw {
-                let n = int(v)?
-                    .as_const()
-                    .ok_or_else(|| (off + v.col, format!("{k} must be a constant")))?;
-                match *k {
-                    "elem" => elem = n,
-                    "access" => access = Some(n),
-                    other => {
-                        return Err((
-                            off + v.col,
-                            format!("unknown keyword '{other}=' (elem=, access=)"),
-                        ));
-                    }
-                }
-            }
-            let access = access.unwrap_or(elem);
-            if ![1, 2, 4, 8, 16].contains(&access) || elem < 1 || access % elem != 0 {
-                return Err((
-                    off + e.col,
-                    format!(
-                        "{name}: access={access} must be 1, 2, 4, 8 or 16 bytes and a multiple of elem={elem}"
-                    ),
-                ));
-            }
-            let b = Bank {
-                smem: func(pos[0])?,
-                tv: func(pos[1])?,
-                elem,
-                access,
-            };
-            match (name.as_str(), cmp) {
-                ("bank_conflict_free", _) => Property::BankConflictFree(b),
-                (_, Some((op, n))) => Property::ConflictDegree(b, op, n),
-                _ => return Err((off, "conflict_degree(...) needs a comparison, e.g. == 8".into())),
-            }
-        }
-        other => {
-            let names: Vec<&str> = PROPERTIES.iter().map(|p| p.0).collect();
-            return Err((
-                off + e.col,
-                format!("unknown property '{other}' (one of: {})", names.join(", ")),
-            ));
-        }
-    };
-    Ok(p)
+    (spec.build)(&Args {
+        name,
+        pos,
+        kw,
+        cmp,
+        call,
+        off,
+        col: e.col,
+        env,
+    })
 }

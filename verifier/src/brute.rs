@@ -5,12 +5,12 @@ use crate::bank;
 use crate::checks::witness;
 use crate::deadline::Deadline;
 use crate::error::{PResult, ProveError};
-use crate::func::{Concrete, Point, same_point, show_point};
+use crate::func::{Concrete, Func, Point, same_point, show_point};
 use crate::property::{Property, facts, params, validate};
 use crate::verdict::{Counterexample, Verdict};
 use std::collections::{HashMap, HashSet};
 use tessera_ir::shape;
-use tessera_ir::sym::Facts;
+use tessera_ir::sym::{Facts, SymInt};
 
 type Result<T> = PResult<T>;
 
@@ -120,16 +120,9 @@ fn brute_inner(p: &Property, work: u64) -> Result<Verdict> {
 
 /// Checks one valuation; `Some` refutation or `None` when the property holds there.
 fn one(p: &Property, ps: &HashMap<String, i64>, budget: &mut u64) -> Result<Option<Verdict>> {
-    let sym = |s: &tessera_ir::sym::SymInt| s.eval(ps);
     match p {
-        Property::Injective(f) => {
-            let c = f.at(ps)?;
-            injective(&c, ps, budget)
-        }
-        Property::InBounds(f, n) => {
-            let c = f.at(ps)?;
-            in_bounds(&c, sym(n)?, ps, budget)
-        }
+        Property::Injective(f) => injective(&f.at(ps)?, ps, budget),
+        Property::InBounds(f, n) => in_bounds(&f.at(ps)?, n.eval(ps)?, ps, budget),
         Property::Bijective(f) => {
             let c = f.at(ps)?;
             if let Some(v) = injective(&c, ps, budget)? {
@@ -137,185 +130,220 @@ fn one(p: &Property, ps: &HashMap<String, i64>, budget: &mut u64) -> Result<Opti
             }
             in_bounds(&c, c.size()?, ps, budget)
         }
-        Property::Surjective(f, n) => {
-            let c = f.at(ps)?;
-            let n = match n {
-                Some(n) => sym(n)?,
-                None => c.size()?,
-            };
-            let size = c.size()?;
-            check_work(size + n, budget)?;
-            let mut hit = vec![false; n.max(0) as usize];
-            for x in 0..size {
-                let v = c.offset(x)?;
+        Property::Surjective(f, n) => surjective(f, n.as_ref(), ps, budget),
+        Property::Equal(a, b) => equal(a, b, ps, budget),
+        Property::LeftInverseValid(l, r) => inverse(&l.at(ps)?, &r.at(ps)?, ps, budget, "R(L(x))"),
+        Property::RightInverseValid(l, r) => inverse(&r.at(ps)?, &l.at(ps)?, ps, budget, "L(R(x))"),
+        Property::ComplementValid(a, c, n) => complement_valid(a, c, n.as_ref(), ps, budget),
+        Property::CompositionValid(a, b, r) => composition_valid(a, b, r, ps, budget),
+        Property::Contiguous(f) => contiguous(f, ps, budget),
+        Property::Vectorizable(f, v) => vectorizable(f, v, ps, budget),
+        Property::Compatible(..) | Property::BankConflictFree(_) | Property::ConflictDegree(..) => Ok(None),
+    }
+}
+
+/// Every value below `n` (default: the size) is reached.
+fn surjective(
+    f: &Func,
+    n: Option<&SymInt>,
+    ps: &HashMap<String, i64>,
+    budget: &mut u64,
+) -> Result<Option<Verdict>> {
+    let c = f.at(ps)?;
+    let n = match n {
+        Some(n) => n.eval(ps)?,
+        None => c.size()?,
+    };
+    let size = c.size()?;
+    check_work(size + n, budget)?;
+    let mut hit = vec![false; n.max(0) as usize];
+    for x in 0..size {
+        let v = c.offset(x)?;
+        if (0..n).contains(&v) {
+            hit[v as usize] = true;
+        }
+    }
+    Ok(hit
+        .iter()
+        .position(|h| !h)
+        .map(|k| refuted(format!("no index reaches {k}"), vec![], ps)))
+}
+
+/// The same size and the same value at every index.
+fn equal(a: &Func, b: &Func, ps: &HashMap<String, i64>, budget: &mut u64) -> Result<Option<Verdict>> {
+    let (ca, cb) = (a.at(ps)?, b.at(ps)?);
+    let (na, nb) = (ca.size()?, cb.size()?);
+    if na != nb {
+        return Ok(Some(refuted(
+            format!("size(A) = {na} but size(B) = {nb}"),
+            vec![],
+            ps,
+        )));
+    }
+    check_work(na, budget)?;
+    for x in 0..na {
+        let (va, vb) = (ca.eval(x)?, cb.eval(x)?);
+        if !same_point(&va, &vb) {
+            return Ok(Some(refuted(
+                format!("A({x}) = {} but B({x}) = {}", show_point(&va), show_point(&vb)),
+                vec![witness("A at x", &ca, x)?],
+                ps,
+            )));
+        }
+    }
+    Ok(None)
+}
+
+/// `C` is ordered, disjoint from `A`'s image, and `(A, C)` reaches every value below `n`.
+fn complement_valid(
+    a: &Func,
+    c: &Func,
+    n: Option<&SymInt>,
+    ps: &HashMap<String, i64>,
+    budget: &mut u64,
+) -> Result<Option<Verdict>> {
+    let (ca, cc) = (a.at(ps)?, c.at(ps)?);
+    let (na, nc) = (ca.size()?, cc.size()?);
+    check_work(na + nc, budget)?;
+    let image: HashSet<i64> = (0..na).map(|j| ca.offset(j)).collect::<tessera_ir::Result<_>>()?;
+    let mut prev = cc.offset(0)?;
+    for i in 1..nc {
+        let x = cc.offset(i)?;
+        if x <= prev {
+            return Ok(Some(refuted(
+                format!("C({}) = {prev} >= C({i}) = {x}: not ordered", i - 1),
+                vec![],
+                ps,
+            )));
+        }
+        if image.contains(&x) {
+            return Ok(Some(refuted(
+                format!("C({i}) = {x} is also reached by A: not disjoint"),
+                vec![],
+                ps,
+            )));
+        }
+        prev = x;
+    }
+    if let Some(n) = n {
+        let n = n.eval(ps)?;
+        check_work(na.saturating_mul(nc).saturating_add(n), budget)?;
+        let mut hit = vec![false; n.max(0) as usize];
+        for j in 0..na {
+            let aj = ca.offset(j)?;
+            for i in 0..nc {
+                let v = aj + cc.offset(i)?;
                 if (0..n).contains(&v) {
                     hit[v as usize] = true;
                 }
             }
-            Ok(hit
-                .iter()
-                .position(|h| !h)
-                .map(|k| refuted(format!("no index reaches {k}"), vec![], ps)))
         }
-        Property::Equal(a, b) => {
-            let (ca, cb) = (a.at(ps)?, b.at(ps)?);
-            let (na, nb) = (ca.size()?, cb.size()?);
-            if na != nb {
-                return Ok(Some(refuted(
-                    format!("size(A) = {na} but size(B) = {nb}"),
-                    vec![],
-                    ps,
-                )));
-            }
-            check_work(na, budget)?;
-            for x in 0..na {
-                let (va, vb) = (ca.eval(x)?, cb.eval(x)?);
-                if !same_point(&va, &vb) {
-                    return Ok(Some(refuted(
-                        format!("A({x}) = {} but B({x}) = {}", show_point(&va), show_point(&vb)),
-                        vec![witness("A at x", &ca, x)?],
-                        ps,
-                    )));
-                }
-            }
-            Ok(None)
+        if let Some(k) = hit.iter().position(|h| !h) {
+            return Ok(Some(refuted(format!("(A, C) never reaches {k}"), vec![], ps)));
         }
-        Property::LeftInverseValid(l, r) => inverse(&l.at(ps)?, &r.at(ps)?, ps, budget, "R(L(x))"),
-        Property::RightInverseValid(l, r) => inverse(&r.at(ps)?, &l.at(ps)?, ps, budget, "L(R(x))"),
-        Property::ComplementValid(a, c, n) => {
-            let (ca, cc) = (a.at(ps)?, c.at(ps)?);
-            let (na, nc) = (ca.size()?, cc.size()?);
-            check_work(na + nc, budget)?;
-            let image: HashSet<i64> = (0..na).map(|j| ca.offset(j)).collect::<tessera_ir::Result<_>>()?;
-            let mut prev = cc.offset(0)?;
-            for i in 1..nc {
-                let x = cc.offset(i)?;
-                if x <= prev {
-                    return Ok(Some(refuted(
-                        format!("C({}) = {prev} >= C({i}) = {x}: not ordered", i - 1),
-                        vec![],
-                        ps,
-                    )));
-                }
-                if image.contains(&x) {
-                    return Ok(Some(refuted(
-                        format!("C({i}) = {x} is also reached by A: not disjoint"),
-                        vec![],
-                        ps,
-                    )));
-                }
-                prev = x;
-            }
-            if let Some(n) = n {
-                let n = sym(n)?;
-                check_work(na.saturating_mul(nc).saturating_add(n), budget)?;
-                let mut hit = vec![false; n.max(0) as usize];
-                for j in 0..na {
-                    let aj = ca.offset(j)?;
-                    for i in 0..nc {
-                        let v = aj + cc.offset(i)?;
-                        if (0..n).contains(&v) {
-                            hit[v as usize] = true;
-                        }
-                    }
-                }
-                if let Some(k) = hit.iter().position(|h| !h) {
-                    return Ok(Some(refuted(format!("(A, C) never reaches {k}"), vec![], ps)));
-                }
-            }
-            Ok(None)
-        }
-        Property::CompositionValid(a, b, r) => {
-            if !shape::compatible(b.shape(), r.shape())? {
-                return Ok(Some(refuted(
-                    format!(
-                        "shape {} of B does not coarsen shape {} of R",
-                        b.shape(),
-                        r.shape()
-                    ),
-                    vec![],
-                    ps,
-                )));
-            }
-            let (ca, cb, cr) = (a.at(ps)?, b.at(ps)?, r.at(ps)?);
-            let n = cb.size()?;
-            check_work(n, budget)?;
-            for i in 0..n {
-                let bi = cb.offset(i)?;
-                if !ca.has_index(bi) {
-                    return Ok(Some(refuted(
-                        format!("A(B({i})) is undefined: B({i}) = {bi} is no index of an F2 layout"),
-                        vec![],
-                        ps,
-                    )));
-                }
-                let (want, got) = (ca.eval(bi)?, cr.eval(i)?);
-                if !same_point(&want, &got) {
-                    return Ok(Some(refuted(
-                        format!(
-                            "R({i}) = {} but A(B({i})) = A({bi}) = {}",
-                            show_point(&got),
-                            show_point(&want)
-                        ),
-                        vec![],
-                        ps,
-                    )));
-                }
-            }
-            Ok(None)
-        }
-        Property::Contiguous(f) => {
-            let c = f.at(ps)?;
-            let n = c.size()?;
-            check_work(n, budget)?;
-            let base = c.offset(0)?;
-            for i in 1..n {
-                let v = c.offset(i)?;
-                if v != base + i {
-                    return Ok(Some(refuted(
-                        format!("L({i}) = {v}, not L(0) + {i} = {}", base + i),
-                        vec![],
-                        ps,
-                    )));
-                }
-            }
-            Ok(None)
-        }
-        Property::Vectorizable(f, v) => {
-            let c = f.at(ps)?;
-            let n = c.size()?;
-            if *v < 1 || n % v != 0 {
-                return Ok(Some(refuted(
-                    format!("size {n} is not a multiple of {v}"),
-                    vec![],
-                    ps,
-                )));
-            }
-            check_work(n, budget)?;
-            for b in (0..n).step_by(*v as usize) {
-                let x = c.offset(b)?;
-                if x.rem_euclid(*v) != 0 {
-                    return Ok(Some(refuted(
-                        format!("L({b}) = {x} is not a multiple of {v}"),
-                        vec![],
-                        ps,
-                    )));
-                }
-                for j in 1..*v {
-                    let y = c.offset(b + j)?;
-                    if y != x + j {
-                        return Ok(Some(refuted(
-                            format!("L({}) = {y}, not L({b}) + {j} = {}", b + j, x + j),
-                            vec![],
-                            ps,
-                        )));
-                    }
-                }
-            }
-            Ok(None)
-        }
-        Property::Compatible(..) | Property::BankConflictFree(_) | Property::ConflictDegree(..) => Ok(None),
     }
+    Ok(None)
+}
+
+/// `R` is compatible with `B` and `R(i) == A(B(i))`.
+fn composition_valid(
+    a: &Func,
+    b: &Func,
+    r: &Func,
+    ps: &HashMap<String, i64>,
+    budget: &mut u64,
+) -> Result<Option<Verdict>> {
+    if !shape::compatible(b.shape(), r.shape())? {
+        return Ok(Some(refuted(
+            format!(
+                "shape {} of B does not coarsen shape {} of R",
+                b.shape(),
+                r.shape()
+            ),
+            vec![],
+            ps,
+        )));
+    }
+    let (ca, cb, cr) = (a.at(ps)?, b.at(ps)?, r.at(ps)?);
+    let n = cb.size()?;
+    check_work(n, budget)?;
+    for i in 0..n {
+        let bi = cb.offset(i)?;
+        if !ca.has_index(bi) {
+            return Ok(Some(refuted(
+                format!("A(B({i})) is undefined: B({i}) = {bi} is no index of an F2 layout"),
+                vec![],
+                ps,
+            )));
+        }
+        let (want, got) = (ca.eval(bi)?, cr.eval(i)?);
+        if !same_point(&want, &got) {
+            return Ok(Some(refuted(
+                format!(
+                    "R({i}) = {} but A(B({i})) = A({bi}) = {}",
+                    show_point(&got),
+                    show_point(&want)
+                ),
+                vec![],
+                ps,
+            )));
+        }
+    }
+    Ok(None)
+}
+
+/// `L(i) == L(0) + i`.
+fn contiguous(f: &Func, ps: &HashMap<String, i64>, budget: &mut u64) -> Result<Option<Verdict>> {
+    let c = f.at(ps)?;
+    let n = c.size()?;
+    check_work(n, budget)?;
+    let base = c.offset(0)?;
+    for i in 1..n {
+        let v = c.offset(i)?;
+        if v != base + i {
+            return Ok(Some(refuted(
+                format!("L({i}) = {v}, not L(0) + {i} = {}", base + i),
+                vec![],
+                ps,
+            )));
+        }
+    }
+    Ok(None)
+}
+
+/// Runs of `v` indices map to `v` consecutive, aligned offsets.
+fn vectorizable(f: &Func, v: &i64, ps: &HashMap<String, i64>, budget: &mut u64) -> Result<Option<Verdict>> {
+    let c = f.at(ps)?;
+    let n = c.size()?;
+    if *v < 1 || n % v != 0 {
+        return Ok(Some(refuted(
+            format!("size {n} is not a multiple of {v}"),
+            vec![],
+            ps,
+        )));
+    }
+    check_work(n, budget)?;
+    for b in (0..n).step_by(*v as usize) {
+        let x = c.offset(b)?;
+        if x.rem_euclid(*v) != 0 {
+            return Ok(Some(refuted(
+                format!("L({b}) = {x} is not a multiple of {v}"),
+                vec![],
+                ps,
+            )));
+        }
+        for j in 1..*v {
+            let y = c.offset(b + j)?;
+            if y != x + j {
+                return Ok(Some(refuted(
+                    format!("L({}) = {y}, not L({b}) + {j} = {}", b + j, x + j),
+                    vec![],
+                    ps,
+                )));
+            }
+        }
+    }
+    Ok(None)
 }
 
 fn injective(c: &Concrete, ps: &HashMap<String, i64>, budget: &mut u64) -> Result<Option<Verdict>> {
