@@ -27,7 +27,7 @@ fn answer_to(session: &Session, line: &str, out: &mut String) -> Result<(), (i32
     let before = out.len();
     match catch_unwind(AssertUnwindSafe(|| session.eval_to(line, out))) {
         Ok(Ok(())) => Ok(()),
-        Ok(Err(e)) => Err((exit::BAD_INPUT, e.to_string())),
+        Ok(Err(e)) => Err((exit::of(&e), e.to_string())),
         Err(_) => {
             out.truncate(before);
             Err((

@@ -14,6 +14,11 @@ pub const BAD_INPUT: i32 = 3;
 /// An internal error (a bug in Tessera).
 pub const INTERNAL: i32 = 4;
 
+/// The exit code of an error: [`INTERNAL`] for a broken invariant, else [`BAD_INPUT`].
+pub fn of(e: &tessera_ir::Error) -> i32 {
+    if e.is_internal() { INTERNAL } else { BAD_INPUT }
+}
+
 /// Writes `text` to stdout. A reader that went away (`tessera ... | head -1` closed the pipe)
 /// has what it wanted: the rest is dropped quietly, not an error; another write error is
 /// reported on stderr.

@@ -244,7 +244,7 @@ fn run(cli: Cli) -> i32 {
                 }
                 Err(e) => {
                     eprintln!("error: {e}");
-                    exit::BAD_INPUT
+                    exit::of(&e)
                 }
             }
         }

@@ -34,9 +34,46 @@ pub enum Error {
         /// The condition, printed as an assumption the user could add (`N % 16 == 0`).
         cond: String,
     },
-    /// Malformed arguments: wrong kinds, ranks, arities.
+    /// A shape and a stride (or two tuples an operation pairs leaf by leaf) with different
+    /// trees.
+    #[error("{what}{a} and {b_is}{b} are not congruent")]
+    NotCongruent {
+        /// What is paired, written before the first tuple: `shape `, `inner_product: `.
+        what: &'static str,
+        /// The first tuple, printed.
+        a: String,
+        /// What the second tuple is, written before it: `stride `, or nothing.
+        b_is: &'static str,
+        /// The second tuple, printed.
+        b: String,
+    },
+    /// A tuple or layout of the wrong rank for an operation, or a mode index past its rank.
+    #[error("{op}: {msg}")]
+    Rank {
+        /// The operation, e.g. `select`.
+        op: &'static str,
+        /// What does not fit, e.g. `mode 3 out of range for rank 2`.
+        msg: String,
+    },
+    /// A layout whose strides mix codomains (integers, coordinates, `F2`).
+    #[error("layout {layout} mixes {first:?} and {second:?} strides")]
+    MixedCodomains {
+        /// The layout, printed.
+        layout: String,
+        /// The first codomain met.
+        first: crate::stride::Codomain,
+        /// The one that differs from it.
+        second: crate::stride::Codomain,
+    },
+    /// A symbolic value where a constant is needed (a swizzle's input, a view's extent).
+    #[error("{0}")]
+    NotConstant(String),
+    /// Malformed arguments: wrong kinds, arities.
     #[error("{0}")]
     Invalid(String),
+    /// A broken invariant of Tessera itself, never the input's fault (exit code 4).
+    #[error("internal error: {0}")]
+    Internal(String),
     /// A text-format or expression syntax error.
     #[error("{0}")]
     Parse(#[from] ParseError),
@@ -51,6 +88,16 @@ impl Error {
     /// Malformed arguments.
     pub fn invalid(msg: impl Into<String>) -> Self {
         Error::Invalid(msg.into())
+    }
+
+    /// A broken invariant of Tessera itself.
+    pub fn internal(msg: impl Into<String>) -> Self {
+        Error::Internal(msg.into())
+    }
+
+    /// `true` for [`Error::Internal`]: a bug, not bad input.
+    pub fn is_internal(&self) -> bool {
+        matches!(self, Error::Internal(_))
     }
 
     /// Re-labels a bare condition or undecided error with the operation that hit it.
@@ -119,3 +166,25 @@ impl fmt::Display for ParseError {
 }
 
 impl std::error::Error for ParseError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{HTuple, Layout, Stride, parse_layout};
+
+    #[test]
+    fn families_are_typed_and_keep_their_messages() {
+        let e = Layout::new(HTuple::flat([4i64, 8]), HTuple::leaf(Stride::Int(1))).unwrap_err();
+        assert!(matches!(e, Error::NotCongruent { what: "shape ", .. }));
+        assert_eq!(e.to_string(), "shape (4,8) and stride 1 are not congruent");
+        let e = HTuple::flat([2i64, 3]).select(&[5]).unwrap_err();
+        assert!(matches!(e, Error::Rank { op: "select", .. }));
+        assert_eq!(e.to_string(), "select: mode 5 out of range for rank 2");
+        let l = parse_layout("(2,2):(1@0,1)").unwrap();
+        let e = l.codomain().unwrap_err();
+        assert!(matches!(e, Error::MixedCodomains { .. }));
+        assert_eq!(e.to_string(), "layout (2,2):(1@0,1) mixes Coord and Int strides");
+        assert!(Error::internal("x").is_internal() && !Error::invalid("x").is_internal());
+        assert_eq!(Error::internal("x").to_string(), "internal error: x");
+    }
+}

@@ -412,8 +412,9 @@ impl<T: Clone> HTuple<T> {
         let modes = self.modes();
         let mut out = Vec::with_capacity(idx.len());
         for &i in idx {
-            out.push(modes.get(i).cloned().ok_or_else(|| {
-                Error::invalid(format!("select: mode {i} out of range for rank {}", modes.len()))
+            out.push(modes.get(i).cloned().ok_or_else(|| Error::Rank {
+                op: "select",
+                msg: format!("mode {i} out of range for rank {}", modes.len()),
             })?);
         }
         Ok(HTuple::from_modes(out))
@@ -422,10 +423,10 @@ impl<T: Clone> HTuple<T> {
     /// The modes `begin..end`, as a tuple (`take`).
     pub fn take(&self, begin: usize, end: usize) -> Result<HTuple<T>> {
         if begin > end || end > self.rank() {
-            return Err(Error::invalid(format!(
-                "take: range [{begin}, {end}) out of range for rank {}",
-                self.rank()
-            )));
+            return Err(Error::Rank {
+                op: "take",
+                msg: format!("range [{begin}, {end}) out of range for rank {}", self.rank()),
+            });
         }
         Ok(HTuple::from_modes(
             self.modes().into_iter().skip(begin).take(end - begin),

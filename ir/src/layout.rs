@@ -32,10 +32,12 @@ impl<I: Int> Layout<I> {
     /// A layout from a shape and a congruent stride. Extents must be positive.
     pub fn new(shape: HTuple<I>, stride: HTuple<Stride<I>>) -> Result<Self> {
         if !shape.congruent(&stride) {
-            return Err(Error::invalid(format!(
-                "shape {shape} and stride {} are not congruent",
-                stride
-            )));
+            return Err(Error::NotCongruent {
+                what: "shape ",
+                a: shape.to_string(),
+                b_is: "stride ",
+                b: stride.to_string(),
+            });
         }
         for s in shape.leaves() {
             if !I::one().less_eq(s)? {
@@ -206,8 +208,11 @@ impl<I: Int> Layout<I> {
     /// The codomain of the strides; an error when they mix integers, coordinates and `F2`.
     /// Zero strides fit any codomain.
     pub fn codomain(&self) -> Result<Codomain> {
-        codomain_of(self.flat_stride())
-            .map_err(|(x, c)| Error::invalid(format!("layout {self} mixes {x:?} and {c:?} strides")))
+        codomain_of(self.flat_stride()).map_err(|(first, second)| Error::MixedCodomains {
+            layout: self.to_string(),
+            first,
+            second,
+        })
     }
 
     /// Evaluates at an integral index; the last mode absorbs an index past the size.

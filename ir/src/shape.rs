@@ -43,9 +43,12 @@ pub fn prefix_product<I: Int>(s: &HTuple<I>, init: &I) -> Result<HTuple<I>> {
 /// Sum of the products of congruent leaves (`inner_product`).
 pub fn inner_product<I: Int>(a: &HTuple<I>, b: &HTuple<I>) -> Result<I> {
     if !a.congruent(b) {
-        return Err(Error::invalid(format!(
-            "inner_product: {a} and {b} are not congruent"
-        )));
+        return Err(Error::NotCongruent {
+            what: "inner_product: ",
+            a: a.to_string(),
+            b_is: "",
+            b: b.to_string(),
+        });
     }
     let mut acc = I::zero();
     for (x, y) in a.leaves().iter().zip(b.leaves()) {
@@ -157,11 +160,14 @@ pub fn idx2crd<I: Int>(idx: &HTuple<I>, shape: &HTuple<I>) -> Result<HTuple<I>> 
         }
         (false, false) => {
             if idx.rank() != shape.rank() {
-                return Err(Error::invalid(format!(
-                    "idx2crd: coordinate {idx} has rank {} but shape {shape} has rank {}",
-                    idx.rank(),
-                    shape.rank()
-                )));
+                return Err(Error::Rank {
+                    op: "idx2crd",
+                    msg: format!(
+                        "coordinate {idx} has rank {} but shape {shape} has rank {}",
+                        idx.rank(),
+                        shape.rank()
+                    ),
+                });
             }
             let modes: Result<Vec<_>> = idx
                 .modes()
@@ -217,11 +223,14 @@ pub fn idx2crd_strided<I: Int>(idx: &HTuple<I>, shape: &HTuple<I>, stride: &HTup
         }
         (false, false) => {
             if idx.rank() != shape.rank() {
-                return Err(Error::invalid(format!(
-                    "idx2crd: coordinate {idx} has rank {} but shape {shape} has rank {}",
-                    idx.rank(),
-                    shape.rank()
-                )));
+                return Err(Error::Rank {
+                    op: "idx2crd",
+                    msg: format!(
+                        "coordinate {idx} has rank {} but shape {shape} has rank {}",
+                        idx.rank(),
+                        shape.rank()
+                    ),
+                });
             }
             let modes: Result<Vec<_>> = idx
                 .modes()

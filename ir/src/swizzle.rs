@@ -123,7 +123,7 @@ impl<I: Int> ComposedLayout<I> {
             Some(sw) => {
                 let c = x
                     .as_const()
-                    .ok_or_else(|| Error::invalid(format!("swizzle of symbolic offset {x}")))?;
+                    .ok_or_else(|| Error::NotConstant(format!("swizzle of symbolic offset {x}")))?;
                 Ok(I::lit(sw.apply(c)))
             }
         }

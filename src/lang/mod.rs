@@ -497,7 +497,7 @@ pub(crate) fn eval_at<I: Int>(f: &Value<I>, crd: &Value<I>) -> Result<Value<I>> 
             let x = crd.to_int()?;
             let c = x
                 .as_const()
-                .ok_or_else(|| Error::invalid("swizzle of a symbolic value"))?;
+                .ok_or_else(|| Error::NotConstant("swizzle of a symbolic value".into()))?;
             Ok(Value::Int(I::lit(sw.apply(c))))
         }
         Value::Int(_) | Value::Tuple(_) => {

@@ -39,6 +39,7 @@ impl From<Error> for ProveError {
     fn from(e: Error) -> Self {
         match e {
             Error::Undecided { op, cond } => ProveError::Unknown(format!("{op} needs {cond}")),
+            Error::Internal(m) => ProveError::Internal(m),
             e => ProveError::Unknown(e.to_string()),
         }
     }

@@ -179,7 +179,7 @@ fn extend<I: Int>(mut s: Flat<I>, mut d: Flat<Stride<I>>, target: &HTuple<I>) ->
     let span = d
         .pop()
         .and_then(|x| x.as_int().cloned())
-        .ok_or_else(|| Error::cond("complement", "non-integer span"))?;
+        .ok_or_else(|| Error::internal("complement: non-integer span"))?;
     let total = shape::size(target)?;
     let reps: SmallVec<[I; 4]> = if target.leaves().len() == 1 {
         // A single target leaf gets exactly ceil(total/span) copies, as CuTe's does.

@@ -53,8 +53,10 @@ fn compose<I: Int>(a: &Layout<I>, b: &Layout<I>) -> Result<Layout<I>> {
 
 /// `A ∘ B` for `B` given as flat parts (without the operation's name on errors).
 pub(crate) fn compose_parts<I: Int>(a: &Layout<I>, b: Parts<'_, I>) -> Result<Layout<I>> {
-    let cod = codomain_of(b.d).map_err(|(x, c)| {
-        Error::invalid(format!("layout {} mixes {x:?} and {c:?} strides", b.to_layout()))
+    let cod = codomain_of(b.d).map_err(|(x, c)| Error::MixedCodomains {
+        layout: b.to_layout().to_string(),
+        first: x,
+        second: c,
     })?;
     // A as digits: its coalesced leaves (whole, or mode by mode for coordinate strides).
     let coord;

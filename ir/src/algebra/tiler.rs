@@ -111,7 +111,7 @@ pub fn tiler_to_layout<I: Int>(t: &Tiler<I>) -> Result<Layout<I>> {
                             q.push(k as u32);
                             Stride::basis(v.clone(), &q)
                         }
-                        _ => return Err(Error::invalid("tiler_to_layout: unsupported base")),
+                        _ => return Err(Error::internal("tiler_to_layout: unsupported base")),
                     };
                     modes.push(go(sub, &ek)?);
                 }

@@ -183,7 +183,7 @@ fn eval_poly(p: &Poly, vals: &HashMap<String, i64>) -> Result<Q> {
                 Atom::FloorDiv(x, y) => {
                     let (x, y) = (eval_poly(x, vals)?, eval_poly(y, vals)?);
                     if !x.is_int() || !y.is_int() {
-                        return Err(Error::invalid("non-integer operand of a floor division"));
+                        return Err(Error::internal("non-integer operand of a floor division"));
                     }
                     Q::int(x.num().floor_div(&y.num())?)
                 }

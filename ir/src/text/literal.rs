@@ -86,9 +86,12 @@ pub fn make_layout<I: Int>(shape: HTuple<I>, stride: HTuple<Stride<I>>) -> Resul
         return Layout::new(shape, stride);
     }
     if !stride.weakly_congruent(&shape) {
-        return Err(Error::invalid(format!(
-            "shape {shape} and stride {stride} are not congruent"
-        )));
+        return Err(Error::NotCongruent {
+            what: "shape ",
+            a: shape.to_string(),
+            b_is: "stride ",
+            b: stride.to_string(),
+        });
     }
     if let Some(base) = stride.as_leaf() {
         return Layout::with_base(&shape, base);

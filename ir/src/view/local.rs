@@ -175,7 +175,7 @@ pub fn thread_coord(threads: &Layout<i64>, thread: &HTuple<i64>) -> ViewResult<V
             let mut scale = 1i64;
             for _ in m.flat_shape() {
                 let Some(&(s, d)) = leaf.next() else {
-                    return Err(ViewError::Algebra(Error::invalid("thread layout leaves")));
+                    return Err(ViewError::Algebra(Error::internal("thread layout leaves")));
                 };
                 if d == 0 && s > 1 {
                     return Err(ViewError::BadThread(format!(
