@@ -56,14 +56,14 @@ pub enum Error {
         msg: String,
     },
     /// A layout whose strides mix codomains (integers, coordinates, `F2`).
-    #[error("layout {layout} mixes {first:?} and {second:?} strides")]
+    #[error("layout {layout} mixes {first} and {second} strides")]
     MixedCodomains {
         /// The layout, printed.
         layout: String,
-        /// The first codomain met.
-        first: crate::stride::Codomain,
+        /// The first codomain met (`Int`, `Coord`, `F2`).
+        first: String,
         /// The one that differs from it.
-        second: crate::stride::Codomain,
+        second: String,
     },
     /// A symbolic value where a constant is needed (a swizzle's input, a view's extent).
     #[error("{0}")]

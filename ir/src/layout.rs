@@ -210,8 +210,8 @@ impl<I: Int> Layout<I> {
     pub fn codomain(&self) -> Result<Codomain> {
         codomain_of(self.flat_stride()).map_err(|(first, second)| Error::MixedCodomains {
             layout: self.to_string(),
-            first,
-            second,
+            first: format!("{first:?}"),
+            second: format!("{second:?}"),
         })
     }
 

@@ -1,7 +1,7 @@
 //! Reading check files: `param`, `let` and `assert` lines, `#` comments.
 
 use super::Assertion;
-use super::props::property;
+use super::props::{locate, property};
 use crate::lang::{Env, Session, eval_expr};
 use std::fmt;
 use tessera_ir::Error;
@@ -191,12 +191,4 @@ pub(super) fn eval_at(
 ) -> Result<crate::lang::Value<SymInt>, (usize, String)> {
     let e = parse_expr(text).map_err(|p| (off + p.col, p.msg))?;
     eval_expr(&e, env, text).map_err(|x| locate(x, off))
-}
-
-/// An evaluation error as (column, message).
-pub(super) fn locate(e: Error, off: usize) -> (usize, String) {
-    match e {
-        Error::Parse(p) => (off + p.col, p.msg),
-        e => (off, e.to_string()),
-    }
 }

@@ -1,10 +1,9 @@
 //! Assertions: property names and their arguments.
 
-use super::parse::locate;
 use crate::lang::{Env, Value, eval_expr};
-use tessera_ir::Int;
 use tessera_ir::sym::SymInt;
 use tessera_ir::text::{Expr, ExprKind, parse_expr};
+use tessera_ir::{Error, Int};
 use tessera_verifier::bank::{Bank, Cmp};
 use tessera_verifier::{Func, Property};
 
@@ -326,4 +325,12 @@ pub(super) fn property(text: &str, off: usize, env: &Env<SymInt>) -> Result<Prop
         col: e.col,
         env,
     })
+}
+
+/// An evaluation error as (column, message).
+pub(super) fn locate(e: Error, off: usize) -> (usize, String) {
+    match e {
+        Error::Parse(p) => (off + p.col, p.msg),
+        e => (off, e.to_string()),
+    }
 }

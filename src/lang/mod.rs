@@ -15,7 +15,6 @@
 mod arith;
 pub mod builtins;
 mod value;
-mod views;
 
 pub use value::Value;
 
@@ -274,7 +273,7 @@ fn at(src: &str, e: &Expr, msg: impl Into<String>) -> Error {
 }
 
 /// An error pointing at byte column `col` of `src`.
-fn at_col(src: &str, col: usize, msg: impl Into<String>) -> Error {
+pub(crate) fn at_col(src: &str, col: usize, msg: impl Into<String>) -> Error {
     Error::Parse(ParseError::new(msg, src, col))
 }
 
@@ -356,7 +355,7 @@ pub fn eval_expr<I: Int>(e: &Expr, env: &Env<I>, src: &str) -> Result<Value<I>> 
             for s in suffixes {
                 v = match &s.op {
                     SuffixOp::Apply(args) => apply(v, args, env, src, s.col)?,
-                    SuffixOp::Slice(items) => views::slice(v, items, env, src, s.col)?,
+                    SuffixOp::Slice(items) => builtins::views::slice(v, items, env, src, s.col)?,
                 };
             }
             Ok(v)

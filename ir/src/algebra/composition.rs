@@ -43,7 +43,7 @@ pub fn composition_tiler<I: Int>(a: &Layout<I>, t: &Tiler<I>) -> Result<Layout<I
     match t {
         Tiler::Keep => Ok(a.clone()),
         Tiler::Layout(b) => composition(a, b),
-        Tiler::Tuple(ts) => super::divide::by_mode("composition", a, ts, composition_tiler),
+        Tiler::Tuple(ts) => super::by_mode::by_mode("composition", a, ts, composition_tiler),
     }
 }
 
@@ -55,8 +55,8 @@ fn compose<I: Int>(a: &Layout<I>, b: &Layout<I>) -> Result<Layout<I>> {
 pub(crate) fn compose_parts<I: Int>(a: &Layout<I>, b: Parts<'_, I>) -> Result<Layout<I>> {
     let cod = codomain_of(b.d).map_err(|(x, c)| Error::MixedCodomains {
         layout: b.to_layout().to_string(),
-        first: x,
-        second: c,
+        first: format!("{x:?}"),
+        second: format!("{c:?}"),
     })?;
     // A as digits: its coalesced leaves (whole, or mode by mode for coordinate strides).
     let coord;

@@ -4,6 +4,7 @@
 //! `tests/` check them pointwise.
 
 mod axes;
+mod by_mode;
 pub mod coalesce;
 pub mod complement;
 pub mod composition;

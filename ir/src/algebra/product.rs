@@ -20,9 +20,9 @@
 //! assert_eq!(b.to_string(), "((2,3),(5,4)):((5,10),(1,30))");
 //! ```
 
+use super::by_mode::{by_mode, unpack, unzip};
 use super::complement::complement;
 use super::composition::composition;
-use super::divide::{by_mode, unpack, unzip};
 use super::tiler::Tiler;
 use crate::error::Result;
 use crate::int::Int;

@@ -17,10 +17,11 @@
 //! assert_eq!(t.data()[..8], [0, -1, 2, 3, 4, -1, 6, 7]);
 //! ```
 
-use super::copy::{self, Conj, MemoryOrder};
+use super::copy::{self, Conj};
 use super::error::{ViewError, ViewResult};
 use super::geometry::Geometry;
 use super::local::Threads;
+use super::order::MemoryOrder;
 use super::slicing::SliceArg;
 use super::tensor::Tensor;
 use crate::algebra::Tiler;
@@ -347,5 +348,23 @@ impl<'a, T> TensorViewMut<'a, T> {
     pub fn local_partition(self, threads: impl Into<Threads>, thread: &HTuple<i64>) -> ViewResult<Self> {
         let g = self.geom.local_partition(&threads.into(), thread);
         self.with(g)
+    }
+}
+
+impl<T> Tensor<T> {
+    /// A view of the whole tensor.
+    pub fn view(&self) -> TensorView<'_, T> {
+        TensorView {
+            data: &self.data,
+            geom: self.geom.clone(),
+        }
+    }
+
+    /// A mutable view of the whole tensor.
+    pub fn view_mut(&mut self) -> TensorViewMut<'_, T> {
+        TensorViewMut {
+            data: &mut self.data,
+            geom: self.geom.clone(),
+        }
     }
 }

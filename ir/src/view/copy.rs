@@ -15,17 +15,9 @@
 //! ```
 
 use super::geometry::{Geometry, compact_layout};
+use super::order::MemoryOrder;
 use super::tensor::Tensor;
 use num_complex::Complex;
-
-/// The order in which a copy lays out the elements of a view.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum MemoryOrder {
-    /// The last dimension is contiguous (C order, NumPy's default).
-    RowMajor,
-    /// The first dimension is contiguous (Fortran order, CuTe's compact layouts).
-    ColumnMajor,
-}
 
 /// Complex conjugation; the identity for real and integer types.
 pub trait Conj {
@@ -109,7 +101,7 @@ pub(crate) fn to_tensor<T: Clone>(data: &[T], geom: &Geometry, order: MemoryOrde
     // The compact layout of a shape whose size fits i64 does too, and reaches exactly
     // 0..size, so the first branch is always taken; the flat layout keeps the copy total.
     let n = elems.len();
-    match compact_layout(shape, order).and_then(|l| Geometry::over(super::ops::unswizzled(0, l), n)) {
+    match compact_layout(shape, order).and_then(|l| Geometry::over(super::leaves::unswizzled(0, l), n)) {
         Ok(geom) => Tensor { data: elems, geom },
         Err(_) => Tensor {
             data: elems,

@@ -7,10 +7,11 @@
 //! parent's interval, so every position a geometry produces is a valid index of its buffer.
 //! That invariant is what lets element access index the buffer directly.
 
-use super::copy::MemoryOrder;
 use super::error::{ViewError, ViewResult, to_i64, to_usize};
+use super::leaves::{int_leaves, modes_of};
 use super::local::{self, Threads};
-use super::ops::{self, int_leaves, modes_of};
+use super::ops;
+use super::order::MemoryOrder;
 use super::slicing::{self, SliceArg};
 use crate::algebra::Tiler;
 use crate::htuple::HTuple;
@@ -85,7 +86,7 @@ impl Geometry {
     /// The compact geometry `0 o n:1` of a buffer of `n >= 1` elements.
     pub(crate) fn flat(n: i64) -> Self {
         Geometry {
-            layout: ops::unswizzled(0, Layout::leaf(n, 1)),
+            layout: super::leaves::unswizzled(0, Layout::leaf(n, 1)),
             dims: vec![n as usize],
             leaves: vec![(n, 1)],
             mode_ends: vec![1],

@@ -32,7 +32,7 @@
 //! ```
 
 use super::error::{ViewError, ViewResult};
-use super::ops::{eval_int, int_leaves, shifted};
+use super::leaves::{eval_int, int_leaves, shifted};
 use crate::algebra::{Tiler, zipped_divide};
 use crate::error::Error;
 use crate::htuple::HTuple;

@@ -31,7 +31,7 @@
 
 use super::borrowed::{TensorView, TensorViewMut};
 use super::error::{ViewError, ViewResult, to_i64};
-use super::ops::{dims, modes_of};
+use super::leaves::{dims, modes_of};
 use super::tensor::Tensor;
 use crate::error::Error;
 use crate::htuple::HTuple;

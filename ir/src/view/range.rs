@@ -24,7 +24,7 @@
 //! [`ViewError::NotALayout`]: never an approximate layout.
 
 use super::error::{ViewError, ViewResult};
-use super::ops::with_single_leaf;
+use super::leaves::with_single_leaf;
 use crate::algebra::composition;
 use crate::layout::Layout;
 use crate::stride::Stride;
@@ -94,7 +94,7 @@ fn digits_layout(digits: &[(i64, i64)]) -> Layout<i64> {
 /// The caller guarantees `len >= 1` and that `start` and `start + (len-1)*step` lie in
 /// `[0, size(M))`; both are checked again here.
 pub(crate) fn range_mode(m: &Layout<i64>, start: i64, len: i64, step: i64) -> ViewResult<(i64, Layout<i64>)> {
-    let leaves = super::ops::int_leaves(m)?;
+    let leaves = super::leaves::int_leaves(m)?;
     let size = m.size()?;
     let last = add(start, mul(len - 1, step)?)?;
     if len < 1 || step == 0 || start < 0 || start >= size || last < 0 || last >= size {
@@ -153,7 +153,7 @@ fn range_digits(digits: &[(i64, i64)], start: i64, len: i64, step: i64) -> ViewR
 
 /// `R(i) == F(len-1-i)`: the same shape with every stride negated, at `off + F(len-1)`.
 fn reverse(off: i64, fwd: &Layout<i64>) -> ViewResult<(i64, Layout<i64>)> {
-    let leaves = super::ops::int_leaves(fwd)?;
+    let leaves = super::leaves::int_leaves(fwd)?;
     let mut end = off;
     for &(s, d) in &leaves {
         end = add(end, mul(s - 1, d)?)?;

@@ -20,7 +20,7 @@
 //! ```
 
 use super::error::{ViewError, ViewResult, to_i64, to_usize};
-use super::ops::{eval_int, int_leaves, modes_of, rebuild, shifted};
+use super::leaves::{eval_int, int_leaves, modes_of, rebuild, shifted};
 use super::range::range_mode;
 use crate::layout::Layout;
 use crate::swizzle::ComposedLayout;

@@ -12,11 +12,10 @@
 //! assert_eq!(id.at(&[1, 2]).unwrap().to_string(), "(1,2)");
 //! ```
 
-use super::borrowed::{TensorView, TensorViewMut};
-use super::copy::MemoryOrder;
 use super::error::{ViewError, ViewResult, to_i64, to_usize};
 use super::geometry::{Geometry, compact_layout};
-use super::ops::{int_leaves, unswizzled};
+use super::leaves::{int_leaves, unswizzled};
+use super::order::MemoryOrder;
 use crate::htuple::HTuple;
 use crate::layout::Layout;
 use crate::shape;
@@ -117,22 +116,6 @@ impl<T> Tensor<T> {
     /// The buffer, giving up the layout.
     pub fn into_vec(self) -> Vec<T> {
         self.data
-    }
-
-    /// A view of the whole tensor.
-    pub fn view(&self) -> TensorView<'_, T> {
-        TensorView {
-            data: &self.data,
-            geom: self.geom.clone(),
-        }
-    }
-
-    /// A mutable view of the whole tensor.
-    pub fn view_mut(&mut self) -> TensorViewMut<'_, T> {
-        TensorViewMut {
-            data: &mut self.data,
-            geom: self.geom.clone(),
-        }
     }
 
     /// The element at linear (colexicographic) index `idx`, mutably.

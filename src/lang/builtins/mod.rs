@@ -18,8 +18,9 @@
 
 mod algebra;
 mod tuples;
+pub(crate) mod views;
 
-use super::views;
+use self::views as view_fns;
 use super::{Env, Value, at};
 use std::collections::HashMap;
 use std::sync::LazyLock;
@@ -191,13 +192,13 @@ registry! {
         "fmod" (2, 2) "a, b" "the floor remainder" => tuples::fmod,
     }
     Views {
-        "tile_view" (2, 3) "L, offset [, shape]" "the view at an offset (integers select, '_' keeps a dimension), of a shape" => views::tile_view,
-        "narrow" (4, 4) "L, dim, start, len" "indices start..start+len of a dimension" => views::narrow,
-        "permute" (2, 2) "L, (p0, p1, ...)" "the dimensions reordered" => views::permute,
-        "broadcast" (2, 2) "L, dims" "stride-0 dimensions to the target dimensions (NumPy's rule)" => views::broadcast,
-        "diagonal" (2, 2) "L, (a, b) | ((a, b), (c, d), ...)" "the diagonal of paired dimensions" => views::diagonal,
-        "local_tile" (3, 3) "L, tiler, coord" "the tile at coord of zipped_divide(L, tiler)" => views::local_tile,
-        "local_partition" (3, 3) "L, threads (layout or shape), thread index or coordinate" "the elements one thread works on" => views::local_partition,
+        "tile_view" (2, 3) "L, offset [, shape]" "the view at an offset (integers select, '_' keeps a dimension), of a shape" => view_fns::tile_view,
+        "narrow" (4, 4) "L, dim, start, len" "indices start..start+len of a dimension" => view_fns::narrow,
+        "permute" (2, 2) "L, (p0, p1, ...)" "the dimensions reordered" => view_fns::permute,
+        "broadcast" (2, 2) "L, dims" "stride-0 dimensions to the target dimensions (NumPy's rule)" => view_fns::broadcast,
+        "diagonal" (2, 2) "L, (a, b) | ((a, b), (c, d), ...)" "the diagonal of paired dimensions" => view_fns::diagonal,
+        "local_tile" (3, 3) "L, tiler, coord" "the tile at coord of zipped_divide(L, tiler)" => view_fns::local_tile,
+        "local_partition" (3, 3) "L, threads (layout or shape), thread index or coordinate" "the elements one thread works on" => view_fns::local_partition,
     }
 }
 

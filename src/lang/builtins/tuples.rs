@@ -12,7 +12,7 @@ use tessera_ir::stride::Stride;
 
 pub(super) fn select<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
     if c.len() == 3 {
-        return crate::lang::views::select(c);
+        return super::views::select(c);
     }
     let idx = index_list(c.arg(1)?)?;
     map_modes(c.arg(0)?, |m| m.select(&idx), |t| t.select(&idx))

@@ -16,8 +16,8 @@
 //!
 //! The semantics are those of [`tessera_ir::view`]; these functions only convert the arguments.
 
-use super::builtins::Call;
-use super::{Env, Value, eval_expr};
+use super::Call;
+use crate::lang::{Env, Value, eval_expr};
 use tessera_ir::error::{Error, Result};
 use tessera_ir::int::Int;
 use tessera_ir::layout::Layout;
@@ -216,7 +216,7 @@ fn tiler_concrete<I: Int>(t: &tessera_ir::algebra::Tiler<I>) -> Result<tessera_i
 }
 
 /// `x[items]`: Python-like slicing of a layout, a shape or a view.
-pub(super) fn slice<I: Int>(
+pub(crate) fn slice<I: Int>(
     base: Value<I>,
     items: &[SliceItem],
     env: &Env<I>,
@@ -224,7 +224,7 @@ pub(super) fn slice<I: Int>(
     col: usize,
 ) -> Result<Value<I>> {
     if !is_view_like(&base) {
-        return Err(super::at_col(
+        return Err(crate::lang::at_col(
             src,
             col,
             format!(
