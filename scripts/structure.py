@@ -3,7 +3,7 @@
 (strongly connected components of the `use crate::` / `use super::` graph between a crate's
 modules), and the match sites of `Node` and `Property` variants.
 
-Usage: python3 scripts/structure.py
+Usage: python3 scripts/structure.py [--check]   (--check: exit 1 when there is an import cycle)
 """
 import os, re, sys
 from collections import defaultdict
@@ -140,6 +140,8 @@ def main():
         print(f"{kind} match sites: {sum(files.values())} in {len(files)} files:",
               ", ".join(f"{f} ({n})" for f, n in sorted(files.items())))
     print(f"import cycles in all: {total_cycles}")
+    if "--check" in sys.argv and total_cycles:
+        sys.exit(1)
 
 
 if __name__ == "__main__":

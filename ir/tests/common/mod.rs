@@ -5,7 +5,10 @@
 #![allow(dead_code)]
 
 use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
+use tessera_ir::Error;
 use tessera_ir::algebra::Tiler;
+use tessera_ir::shape::compatible;
 use tessera_ir::{HTuple, Layout, Stride};
 
 /// `cases` proptest cases, times `$TESSERA_PROPTEST_SCALE` when set (for longer soak runs),
@@ -419,4 +422,93 @@ pub fn tiler(a: &Layout<i64>) -> BoxedStrategy<Tiler<i64>> {
         }),
     ]
     .boxed()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared by the algebra property tests
+
+/// `cases` cases (scaled by `$TESSERA_PROPTEST_SCALE`); some properties only apply to part of
+/// what the strategies draw (`prop_assume!`), so rejections are not limited.
+pub fn cfg(cases: u32) -> ProptestConfig {
+    ProptestConfig {
+        max_global_rejects: u32::MAX,
+        ..scaled(cases)
+    }
+}
+
+/// The result of an operation that must succeed.
+pub fn must<T>(r: tessera_ir::Result<T>, what: impl FnOnce() -> String) -> Result<T, TestCaseError> {
+    r.map_err(|e| TestCaseError::fail(format!("{} failed: {e}", what())))
+}
+
+/// An error must be a proper, printable error.
+pub fn proper(e: &Error) -> Result<(), TestCaseError> {
+    prop_assert!(!e.to_string().is_empty(), "empty error message: {:?}", e);
+    Ok(())
+}
+
+/// The top-level modes, a leaf-shaped layout being its own single mode.
+pub fn top_modes(l: &Layout<i64>) -> Vec<Layout<i64>> {
+    if l.shape().is_leaf() {
+        vec![l.clone()]
+    } else {
+        l.modes().into_vec()
+    }
+}
+
+/// `r(i) == f(i)` for every `i < n`.
+pub fn agree(r: &Layout<i64>, n: i64, f: impl Fn(i64) -> i64, what: &str) -> Result<(), TestCaseError> {
+    for i in 0..n {
+        let (x, y) = (ev(r, i), f(i));
+        prop_assert_eq!(x, y, "{}: R = {}, at i = {}", what, r, i);
+    }
+    Ok(())
+}
+
+/// Same function on `[0, size)` (and the same size).
+pub fn same_fn(x: &Layout<i64>, y: &Layout<i64>, what: &str) -> Result<(), TestCaseError> {
+    prop_assert_eq!(size(x), size(y), "{}: sizes of {} and {}", what, x, y);
+    for i in 0..size(x) {
+        prop_assert_eq!(ev(x, i), ev(y, i), "{}: {} vs {} at i = {}", what, x, y, i);
+    }
+    Ok(())
+}
+
+/// Injective, with non-negative strides.
+pub fn injective_nonneg(l: &Layout<i64>) -> bool {
+    l.flat_stride().iter().all(|d| int_stride(d) >= 0) && is_injective(l)
+}
+
+/// The nonzero strides, sorted, form a chain where each divides the next and clears the span
+/// of the ones before (the pre-condition of `left_inverse`, and what makes a complement
+/// fill every hole).
+pub fn divisible_chain(a: &Layout<i64>) -> bool {
+    let mut v: Vec<(i64, i64)> = a
+        .flat_shape()
+        .iter()
+        .zip(a.flat_stride())
+        .map(|(s, d)| (int_stride(d), *s))
+        .filter(|(d, s)| *d != 0 && *s != 1)
+        .collect();
+    v.sort();
+    let mut span = 1;
+    for (d, s) in v {
+        if d < 0 || d % span != 0 || d < span {
+            return false;
+        }
+        span = d * s;
+    }
+    true
+}
+
+/// `composition(A, B) = R`: `compatible(B, R)` and `R(i) == A(B(i))`.
+pub fn check_composition(a: &Layout<i64>, b: &Layout<i64>, r: &Layout<i64>) -> Result<(), TestCaseError> {
+    prop_assert!(
+        compatible(b.shape(), r.shape()).unwrap(),
+        "composition({}, {}) = {}: shapes not compatible",
+        a,
+        b,
+        r
+    );
+    agree(r, size(b), |i| ev(a, ev(b, i)), &format!("composition({a}, {b})"))
 }
