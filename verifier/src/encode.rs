@@ -209,7 +209,7 @@ pub fn encode(
             continue;
         }
         let g = |id: &tessera_ir::index::NodeId| -> Result<Term> {
-            t[id.0 as usize]
+            t[id.index()]
                 .clone()
                 .ok_or_else(|| ProveError::internal("operand not encoded"))
         };
@@ -223,7 +223,7 @@ pub fn encode(
             Node::Sub(a, b) => g(a)?.sub(&g(b)?)?,
             Node::Mul(a, b) => g(a)?.mul(&g(b)?)?,
             Node::Div(a, b) | Node::Mod(a, b) => {
-                let nonneg = ranges[a.0 as usize].0 >= 0 && ranges[b.0 as usize].0 >= 1;
+                let nonneg = ranges[a.index()].0 >= 0 && ranges[b.index()].0 >= 1;
                 let (q, r, side) = g(a)?.floor_divmod(&g(b)?, nonneg)?;
                 if let Some(side) = side {
                     sides.conds.push(side);
@@ -254,7 +254,7 @@ pub fn encode(
     for (name, id) in e.outputs() {
         out.insert(
             name.clone(),
-            t[id.0 as usize]
+            t[id.index()]
                 .clone()
                 .ok_or_else(|| ProveError::internal("output not encoded"))?,
         );
@@ -265,12 +265,12 @@ pub fn encode(
 fn live(e: &IndexExpr) -> Vec<bool> {
     let mut live = vec![false; e.nodes().len()];
     for (_, o) in e.outputs() {
-        live[o.0 as usize] = true;
+        live[o.index()] = true;
     }
     for k in (0..e.nodes().len()).rev() {
         if live[k] {
             for op in e.nodes()[k].operands() {
-                live[op.0 as usize] = true;
+                live[op.index()] = true;
             }
         }
     }

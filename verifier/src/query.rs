@@ -356,7 +356,7 @@ pub fn output_range(facts: &Facts, e: &IndexExpr, range: Range) -> PResult<Range
     let mut rin = param_ranges(facts, &used)?;
     rin.insert(Var::Index, range);
     let r = ranges(e, &rin);
-    let outs = e.outputs().iter().map(|(_, id)| r[id.0 as usize]);
+    let outs = e.outputs().iter().map(|(_, id)| r[id.index()]);
     Ok(outs
         .fold(None, |acc: Option<Range>, x| {
             Some(acc.map_or(x, |a| (a.0.min(x.0), a.1.max(x.1))))

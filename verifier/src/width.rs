@@ -20,7 +20,7 @@ pub const MAX_BV_BITS: u32 = 128;
 pub fn ranges(e: &IndexExpr, inputs: &HashMap<Var, Range>) -> Vec<Range> {
     let mut r: Vec<Range> = Vec::with_capacity(e.nodes().len());
     for n in e.nodes() {
-        let g = |id: &tessera_ir::index::NodeId| r[id.0 as usize];
+        let g = |id: &tessera_ir::index::NodeId| r[id.index()];
         let v = match n {
             Node::Const(c) => (*c as i128, *c as i128),
             Node::Var(v) => inputs.get(v).copied().unwrap_or(UNBOUNDED),

@@ -40,7 +40,7 @@ impl Builder {
 
     /// The constant value of a node, if it is a constant.
     pub fn value(&self, id: NodeId) -> Option<i64> {
-        match self.nodes[id.0 as usize] {
+        match self.nodes[id.index()] {
             Node::Const(v) => Some(v),
             _ => None,
         }

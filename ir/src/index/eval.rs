@@ -32,7 +32,7 @@ impl IndexExpr {
             if !live[k] {
                 continue;
             }
-            let g = |id: &super::NodeId| vals[id.0 as usize];
+            let g = |id: &super::NodeId| vals[id.index()];
             vals[k] = match n {
                 Node::Const(v) => *v,
                 Node::Var(v) => *inputs
@@ -77,6 +77,6 @@ impl IndexExpr {
                 }
             };
         }
-        Ok(self.outputs.iter().map(|(_, id)| vals[id.0 as usize]).collect())
+        Ok(self.outputs.iter().map(|(_, id)| vals[id.index()]).collect())
     }
 }

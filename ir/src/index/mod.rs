@@ -29,9 +29,17 @@ pub use lower::{lower_composed, lower_coords, lower_index, lower_sym};
 
 use std::fmt;
 
-/// A node's position in its [`IndexExpr`].
+/// A node's position in its [`IndexExpr`]. Ids come only from a [`Builder`], so an id names a
+/// node of the expression it was built for.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
-pub struct NodeId(pub u32);
+pub struct NodeId(u32);
+
+impl NodeId {
+    /// The node's position in [`IndexExpr::nodes`] (and in any per-node table of an analysis).
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
 
 /// An input of an index expression.
 #[derive(Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
@@ -134,7 +142,7 @@ impl IndexExpr {
 
     /// The node at `id`.
     pub fn node(&self, id: NodeId) -> &Node {
-        &self.nodes[id.0 as usize]
+        &self.nodes[id.index()]
     }
 
     /// The named outputs.
@@ -167,12 +175,12 @@ impl IndexExpr {
     pub(crate) fn live(&self) -> Vec<bool> {
         let mut live = vec![false; self.nodes.len()];
         for (_, o) in &self.outputs {
-            live[o.0 as usize] = true;
+            live[o.index()] = true;
         }
         for k in (0..self.nodes.len()).rev() {
             if live[k] {
                 for op in self.nodes[k].operands() {
-                    live[op.0 as usize] = true;
+                    live[op.index()] = true;
                 }
             }
         }
