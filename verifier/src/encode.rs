@@ -11,7 +11,7 @@
 use crate::error::{PResult, ProveError};
 use crate::width::Range;
 use std::collections::{BTreeMap, HashMap};
-use tessera_ir::index::{IndexExpr, Node, Var};
+use tessera_ir::index::{IndexExpr, Node, Op, Var};
 use z3::ast::{BV, Bool, Int};
 
 type Result<T> = PResult<T>;
@@ -219,33 +219,38 @@ pub fn encode(
                 .get(v)
                 .cloned()
                 .ok_or_else(|| ProveError::internal(format!("no term for input {v}")))?,
-            Node::Add(a, b) => g(a)?.add(&g(b)?)?,
-            Node::Sub(a, b) => g(a)?.sub(&g(b)?)?,
-            Node::Mul(a, b) => g(a)?.mul(&g(b)?)?,
-            Node::Div(a, b) | Node::Mod(a, b) => {
-                let nonneg = ranges[a.index()].0 >= 0 && ranges[b.index()].0 >= 1;
-                let (q, r, side) = g(a)?.floor_divmod(&g(b)?, nonneg)?;
-                if let Some(side) = side {
-                    sides.conds.push(side);
-                    sides.locals.extend([q.clone(), r.clone()]);
+            Node::Op(op, args) => {
+                let x = |k: usize| g(&args[k]);
+                match op {
+                    Op::Add => x(0)?.add(&x(1)?)?,
+                    Op::Sub => x(0)?.sub(&x(1)?)?,
+                    Op::Mul => x(0)?.mul(&x(1)?)?,
+                    Op::Div | Op::Mod => {
+                        let nonneg = ranges[args[0].index()].0 >= 0 && ranges[args[1].index()].0 >= 1;
+                        let (q, r, side) = x(0)?.floor_divmod(&x(1)?, nonneg)?;
+                        if let Some(side) = side {
+                            sides.conds.push(side);
+                            sides.locals.extend([q.clone(), r.clone()]);
+                        }
+                        if *op == Op::Div { q } else { r }
+                    }
+                    Op::Xor => x(0)?.bits(&x(1)?, op.symbol(), why_int, |a, b| a.bvxor(b))?,
+                    Op::And => x(0)?.bits(&x(1)?, op.symbol(), why_int, |a, b| a.bvand(b))?,
+                    Op::Shl => x(0)?.bits(&x(1)?, op.symbol(), why_int, |a, b| a.bvshl(b))?,
+                    Op::Shr => x(0)?.bits(&x(1)?, op.symbol(), why_int, |a, b| a.bvashr(b))?,
+                    Op::Min => {
+                        let (a, b) = (x(0)?, x(1)?);
+                        Term::ite(&a.le(&b)?, &a, &b)?
+                    }
+                    Op::Max => {
+                        let (a, b) = (x(0)?, x(1)?);
+                        Term::ite(&a.le(&b)?, &b, &a)?
+                    }
+                    Op::Select => {
+                        let zero = Term::konst(mode, 0);
+                        Term::ite(&x(0)?.eq(&zero)?.not(), &x(1)?, &x(2)?)?
+                    }
                 }
-                if matches!(n, Node::Div(..)) { q } else { r }
-            }
-            Node::Xor(a, b) => g(a)?.bits(&g(b)?, "^", why_int, |x, y| x.bvxor(y))?,
-            Node::And(a, b) => g(a)?.bits(&g(b)?, "&", why_int, |x, y| x.bvand(y))?,
-            Node::Shl(a, b) => g(a)?.bits(&g(b)?, "<<", why_int, |x, y| x.bvshl(y))?,
-            Node::Shr(a, b) => g(a)?.bits(&g(b)?, ">>", why_int, |x, y| x.bvashr(y))?,
-            Node::Min(a, b) => {
-                let (x, y) = (g(a)?, g(b)?);
-                Term::ite(&x.le(&y)?, &x, &y)?
-            }
-            Node::Max(a, b) => {
-                let (x, y) = (g(a)?, g(b)?);
-                Term::ite(&x.le(&y)?, &y, &x)?
-            }
-            Node::Select(c, a, b) => {
-                let zero = Term::konst(mode, 0);
-                Term::ite(&g(c)?.eq(&zero)?.not(), &g(a)?, &g(b)?)?
             }
         };
         t[k] = Some(v);
@@ -269,8 +274,8 @@ fn live(e: &IndexExpr) -> Vec<bool> {
     }
     for k in (0..e.nodes().len()).rev() {
         if live[k] {
-            for op in e.nodes()[k].operands() {
-                live[op.index()] = true;
+            for c in e.nodes()[k].children() {
+                live[c.index()] = true;
             }
         }
     }

@@ -1,6 +1,6 @@
 //! Building index expressions with folding and sharing.
 
-use super::{IndexExpr, Node, NodeId, Var};
+use super::{IndexExpr, Node, NodeId, Op, Var};
 use std::collections::HashMap;
 
 /// Builds an [`IndexExpr`], folding constants and sharing equal nodes.
@@ -32,7 +32,7 @@ impl Builder {
         if let Some(&id) = self.seen.get(&n) {
             return id;
         }
-        let id = NodeId(self.nodes.len() as u32);
+        let id = NodeId::new(self.nodes.len());
         self.nodes.push(n.clone());
         self.seen.insert(n, id);
         id
@@ -40,10 +40,7 @@ impl Builder {
 
     /// The constant value of a node, if it is a constant.
     pub fn value(&self, id: NodeId) -> Option<i64> {
-        match self.nodes[id.index()] {
-            Node::Const(v) => Some(v),
-            _ => None,
-        }
+        self.nodes[id.index()].as_const()
     }
 
     /// A constant.
@@ -56,14 +53,23 @@ impl Builder {
         self.push(Node::Var(v))
     }
 
-    fn fold(&mut self, a: NodeId, b: NodeId, f: impl Fn(i64, i64) -> Option<i64>) -> Option<NodeId> {
+    /// `op(a, b)` as a constant, when both operands are constants and the operation is
+    /// defined on them (division only by a positive constant).
+    fn fold(&mut self, op: Op, a: NodeId, b: NodeId) -> Option<NodeId> {
         let (x, y) = (self.value(a)?, self.value(b)?);
-        f(x, y).map(|v| self.konst(v))
+        if matches!(op, Op::Div | Op::Mod) && y <= 0 {
+            return None;
+        }
+        op.eval(&[x, y]).ok().map(|v| self.konst(v))
+    }
+
+    fn push_op(&mut self, op: Op, args: &[NodeId]) -> NodeId {
+        self.push(Node::Op(op, args.into()))
     }
 
     /// `a + b`
     pub fn add(&mut self, a: NodeId, b: NodeId) -> NodeId {
-        if let Some(n) = self.fold(a, b, i64::checked_add) {
+        if let Some(n) = self.fold(Op::Add, a, b) {
             return n;
         }
         match (self.value(a), self.value(b)) {
@@ -71,14 +77,14 @@ impl Builder {
             (_, Some(0)) => a,
             _ => {
                 let (a, b) = if a <= b { (a, b) } else { (b, a) };
-                self.push(Node::Add(a, b))
+                self.push_op(Op::Add, &[a, b])
             }
         }
     }
 
     /// `a - b`
     pub fn sub(&mut self, a: NodeId, b: NodeId) -> NodeId {
-        if let Some(n) = self.fold(a, b, i64::checked_sub) {
+        if let Some(n) = self.fold(Op::Sub, a, b) {
             return n;
         }
         if self.value(b) == Some(0) {
@@ -87,12 +93,12 @@ impl Builder {
         if a == b {
             return self.konst(0);
         }
-        self.push(Node::Sub(a, b))
+        self.push_op(Op::Sub, &[a, b])
     }
 
     /// `a * b`
     pub fn mul(&mut self, a: NodeId, b: NodeId) -> NodeId {
-        if let Some(n) = self.fold(a, b, i64::checked_mul) {
+        if let Some(n) = self.fold(Op::Mul, a, b) {
             return n;
         }
         match (self.value(a), self.value(b)) {
@@ -101,99 +107,92 @@ impl Builder {
             (_, Some(1)) => a,
             _ => {
                 let (a, b) = if a <= b { (a, b) } else { (b, a) };
-                self.push(Node::Mul(a, b))
+                self.push_op(Op::Mul, &[a, b])
             }
         }
     }
 
     /// `floor(a / b)`
     pub fn div(&mut self, a: NodeId, b: NodeId) -> NodeId {
-        if let Some(n) = self.fold(a, b, |x, y| (y > 0).then(|| x.div_euclid(y))) {
+        if let Some(n) = self.fold(Op::Div, a, b) {
             return n;
         }
         if self.value(b) == Some(1) || self.value(a) == Some(0) {
             return a;
         }
-        self.push(Node::Div(a, b))
+        self.push_op(Op::Div, &[a, b])
     }
 
     /// `a mod b`
     pub fn rem(&mut self, a: NodeId, b: NodeId) -> NodeId {
-        if let Some(n) = self.fold(a, b, |x, y| (y > 0).then(|| x.rem_euclid(y))) {
+        if let Some(n) = self.fold(Op::Mod, a, b) {
             return n;
         }
         if self.value(b) == Some(1) || self.value(a) == Some(0) {
             return self.konst(0);
         }
-        self.push(Node::Mod(a, b))
+        self.push_op(Op::Mod, &[a, b])
     }
 
     /// `a ^ b`
     pub fn xor(&mut self, a: NodeId, b: NodeId) -> NodeId {
-        if let Some(n) = self.fold(a, b, |x, y| Some(x ^ y)) {
+        if let Some(n) = self.fold(Op::Xor, a, b) {
             return n;
         }
         match (self.value(a), self.value(b)) {
             (Some(0), _) => b,
             (_, Some(0)) => a,
-            _ => self.push(Node::Xor(a, b)),
+            _ => self.push_op(Op::Xor, &[a, b]),
         }
     }
 
     /// `a & b`
     pub fn and(&mut self, a: NodeId, b: NodeId) -> NodeId {
-        if let Some(n) = self.fold(a, b, |x, y| Some(x & y)) {
+        if let Some(n) = self.fold(Op::And, a, b) {
             return n;
         }
         if self.value(a) == Some(0) || self.value(b) == Some(0) {
             return self.konst(0);
         }
-        self.push(Node::And(a, b))
+        self.push_op(Op::And, &[a, b])
     }
 
     /// `a << b`
     pub fn shl(&mut self, a: NodeId, b: NodeId) -> NodeId {
-        if let Some(n) = self.fold(a, b, |x, y| {
-            u32::try_from(y)
-                .ok()
-                .filter(|s| *s < 63)
-                .and_then(|s| x.checked_mul(1 << s))
-        }) {
+        if let Some(n) = self.fold(Op::Shl, a, b) {
             return n;
         }
         if self.value(b) == Some(0) {
             return a;
         }
-        self.push(Node::Shl(a, b))
+        self.push_op(Op::Shl, &[a, b])
     }
 
     /// `a >> b`
     pub fn shr(&mut self, a: NodeId, b: NodeId) -> NodeId {
-        if let Some(n) = self.fold(a, b, |x, y| {
-            u32::try_from(y).ok().filter(|s| *s < 63).map(|s| x >> s)
-        }) {
+        if let Some(n) = self.fold(Op::Shr, a, b) {
             return n;
         }
         if self.value(b) == Some(0) {
             return a;
         }
-        self.push(Node::Shr(a, b))
+        self.push_op(Op::Shr, &[a, b])
     }
 
     /// `min(a, b)`
     pub fn min(&mut self, a: NodeId, b: NodeId) -> NodeId {
-        if let Some(n) = self.fold(a, b, |x, y| Some(x.min(y))) {
+        if let Some(n) = self.fold(Op::Min, a, b) {
             return n;
         }
-        self.push(Node::Min(a, b))
+        self.push_op(Op::Min, &[a, b])
     }
 
     /// `max(a, b)`
     pub fn max(&mut self, a: NodeId, b: NodeId) -> NodeId {
-        if let Some(n) = self.fold(a, b, |x, y| Some(x.max(y))) {
+        if let Some(n) = self.fold(Op::Max, a, b) {
             return n;
         }
-        self.push(Node::Max(a, b))
+        self.push_op(Op::Max, &[a, b])
     }
 
     /// `c != 0 ? a : b`
@@ -202,7 +201,31 @@ impl Builder {
             Some(0) => b,
             Some(_) => a,
             None if a == b => a,
-            None => self.push(Node::Select(c, a, b)),
+            None => self.push_op(Op::Select, &[c, a, b]),
+        }
+    }
+
+    /// `op` applied to `args` through that operator's method above, with the same folding and
+    /// sharing: the generic way to rebuild an operation (after [`super::Node::map_children`],
+    /// or from another representation of the IR).
+    ///
+    /// # Panics
+    /// When `args` has fewer than `op.arity()` ids.
+    pub fn op(&mut self, op: Op, args: &[NodeId]) -> NodeId {
+        let a = |k: usize| args[k];
+        match op {
+            Op::Add => self.add(a(0), a(1)),
+            Op::Sub => self.sub(a(0), a(1)),
+            Op::Mul => self.mul(a(0), a(1)),
+            Op::Div => self.div(a(0), a(1)),
+            Op::Mod => self.rem(a(0), a(1)),
+            Op::Xor => self.xor(a(0), a(1)),
+            Op::And => self.and(a(0), a(1)),
+            Op::Shl => self.shl(a(0), a(1)),
+            Op::Shr => self.shr(a(0), a(1)),
+            Op::Min => self.min(a(0), a(1)),
+            Op::Max => self.max(a(0), a(1)),
+            Op::Select => self.select(a(0), a(1), a(2)),
         }
     }
 

@@ -11,6 +11,11 @@
 //! lowering only produces them with non-negative operands and positive divisors); `Shl`/`Shr`
 //! shift by a constant in `0..63`; `Select(c, a, b)` is `a` when `c != 0`, else `b`.
 //!
+//! The operators are declared once, in the table of [`Op`] (name, symbol, printed form, arity,
+//! evaluation); a [`Node`] is a constant, an input, or `Node::Op(op, operands)`. Generic code
+//! walks [`Node::children`] and rebuilds with [`Builder::op`]; each further semantics (the
+//! interval transfer, the z3 encoding, a code generator) is one `match` on [`Op`].
+//!
 //! ```
 //! use tessera_ir::{index::lower_index, parse_layout};
 //! let l = parse_layout("(4,8):(8,1)").unwrap();
@@ -22,99 +27,14 @@
 mod build;
 mod eval;
 mod lower;
+mod node;
+mod op;
 mod print;
 
 pub use build::Builder;
 pub use lower::{lower_composed, lower_coords, lower_index, lower_sym};
-
-use std::fmt;
-
-/// A node's position in its [`IndexExpr`]. Ids come only from a [`Builder`], so an id names a
-/// node of the expression it was built for.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
-pub struct NodeId(u32);
-
-impl NodeId {
-    /// The node's position in [`IndexExpr::nodes`] (and in any per-node table of an analysis).
-    pub fn index(self) -> usize {
-        self.0 as usize
-    }
-}
-
-/// An input of an index expression.
-#[derive(Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
-pub enum Var {
-    /// The linear index `i`.
-    Index,
-    /// Flat coordinate `k` (`c0`, `c1`, ...).
-    Coord(u32),
-    /// A symbolic parameter (`M`).
-    Param(String),
-}
-
-impl fmt::Display for Var {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Var::Index => f.write_str("i"),
-            Var::Coord(k) => write!(f, "c{k}"),
-            Var::Param(n) => f.write_str(n),
-        }
-    }
-}
-
-/// An operation of the IR.
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
-pub enum Node {
-    /// A constant.
-    Const(i64),
-    /// An input.
-    Var(Var),
-    /// `a + b`
-    Add(NodeId, NodeId),
-    /// `a - b`
-    Sub(NodeId, NodeId),
-    /// `a * b`
-    Mul(NodeId, NodeId),
-    /// `floor(a / b)`
-    Div(NodeId, NodeId),
-    /// `a mod b` (floor remainder)
-    Mod(NodeId, NodeId),
-    /// `a ^ b`
-    Xor(NodeId, NodeId),
-    /// `a & b`
-    And(NodeId, NodeId),
-    /// `a << b`
-    Shl(NodeId, NodeId),
-    /// `a >> b` (arithmetic)
-    Shr(NodeId, NodeId),
-    /// `min(a, b)`
-    Min(NodeId, NodeId),
-    /// `max(a, b)`
-    Max(NodeId, NodeId),
-    /// `c != 0 ? a : b`
-    Select(NodeId, NodeId, NodeId),
-}
-
-impl Node {
-    /// The operands, in order.
-    pub fn operands(&self) -> Vec<NodeId> {
-        match *self {
-            Node::Const(_) | Node::Var(_) => vec![],
-            Node::Add(a, b)
-            | Node::Sub(a, b)
-            | Node::Mul(a, b)
-            | Node::Div(a, b)
-            | Node::Mod(a, b)
-            | Node::Xor(a, b)
-            | Node::And(a, b)
-            | Node::Shl(a, b)
-            | Node::Shr(a, b)
-            | Node::Min(a, b)
-            | Node::Max(a, b) => vec![a, b],
-            Node::Select(c, a, b) => vec![c, a, b],
-        }
-    }
-}
+pub use node::{Node, NodeId, Operands, Var};
+pub use op::{Form, MAX_ARITY, Op};
 
 /// A finished index expression: nodes in topological order and named outputs.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -179,8 +99,8 @@ impl IndexExpr {
         }
         for k in (0..self.nodes.len()).rev() {
             if live[k] {
-                for op in self.nodes[k].operands() {
-                    live[op.index()] = true;
+                for c in self.nodes[k].children() {
+                    live[c.index()] = true;
                 }
             }
         }
@@ -195,17 +115,12 @@ impl IndexExpr {
             if !live[k] {
                 continue;
             }
-            match n {
-                Node::Const(_) | Node::Var(_) => {}
-                Node::Div(..) | Node::Mod(..) => {
-                    s.ops += 1;
-                    s.div_mod += 1;
-                }
-                Node::Mul(..) => {
-                    s.ops += 1;
-                    s.mul += 1;
-                }
-                _ => s.ops += 1,
+            let Some(op) = n.op() else { continue };
+            s.ops += 1;
+            match op {
+                Op::Div | Op::Mod => s.div_mod += 1,
+                Op::Mul => s.mul += 1,
+                _ => {}
             }
         }
         s

@@ -8,7 +8,7 @@
 //! offset = t7
 //! ```
 
-use super::{IndexExpr, Node, NodeId};
+use super::{Form, IndexExpr, Node, NodeId};
 use std::fmt;
 
 impl IndexExpr {
@@ -16,7 +16,7 @@ impl IndexExpr {
         match self.node(id) {
             Node::Const(v) => v.to_string(),
             Node::Var(v) => v.to_string(),
-            _ => format!("t{}", id.0),
+            Node::Op(..) => format!("t{}", id.index()),
         }
     }
 }
@@ -28,21 +28,15 @@ impl fmt::Display for IndexExpr {
             if !live[k] {
                 continue;
             }
-            let o = |id: &NodeId| self.operand(*id);
-            let rhs = match n {
-                Node::Const(_) | Node::Var(_) => continue,
-                Node::Add(a, b) => format!("{} + {}", o(a), o(b)),
-                Node::Sub(a, b) => format!("{} - {}", o(a), o(b)),
-                Node::Mul(a, b) => format!("{} * {}", o(a), o(b)),
-                Node::Div(a, b) => format!("{} / {}", o(a), o(b)),
-                Node::Mod(a, b) => format!("{} % {}", o(a), o(b)),
-                Node::Xor(a, b) => format!("{} ^ {}", o(a), o(b)),
-                Node::And(a, b) => format!("{} & {}", o(a), o(b)),
-                Node::Shl(a, b) => format!("{} << {}", o(a), o(b)),
-                Node::Shr(a, b) => format!("{} >> {}", o(a), o(b)),
-                Node::Min(a, b) => format!("min({}, {})", o(a), o(b)),
-                Node::Max(a, b) => format!("max({}, {})", o(a), o(b)),
-                Node::Select(c, a, b) => format!("{} != 0 ? {} : {}", o(c), o(a), o(b)),
+            let Node::Op(op, args) = n else { continue };
+            let o = |k: usize| self.operand(args[k]);
+            let rhs = match op.form() {
+                Form::Infix => format!("{} {} {}", o(0), op.symbol(), o(1)),
+                Form::Call => {
+                    let all: Vec<String> = (0..args.len()).map(o).collect();
+                    format!("{}({})", op.symbol(), all.join(", "))
+                }
+                Form::Select => format!("{} != 0 ? {} : {}", o(0), o(1), o(2)),
             };
             writeln!(f, "let t{k} = {rhs}")?;
         }
