@@ -202,7 +202,7 @@ pub fn encode(
     ranges: &[Range],
     sides: &mut Sides,
 ) -> Result<BTreeMap<String, Term>> {
-    let live = live(e);
+    let live = e.live();
     let mut t: Vec<Option<Term>> = vec![None; e.nodes().len()];
     for (k, n) in e.nodes().iter().enumerate() {
         if !live[k] {
@@ -265,19 +265,4 @@ pub fn encode(
         );
     }
     Ok(out)
-}
-
-fn live(e: &IndexExpr) -> Vec<bool> {
-    let mut live = vec![false; e.nodes().len()];
-    for (_, o) in e.outputs() {
-        live[o.index()] = true;
-    }
-    for k in (0..e.nodes().len()).rev() {
-        if live[k] {
-            for c in e.nodes()[k].children() {
-                live[c.index()] = true;
-            }
-        }
-    }
-    live
 }

@@ -26,6 +26,7 @@
 
 mod build;
 mod eval;
+mod liveness;
 mod lower;
 mod node;
 mod op;
@@ -89,22 +90,6 @@ impl IndexExpr {
         v.sort();
         v.dedup();
         v
-    }
-
-    /// Which nodes the outputs reach.
-    pub(crate) fn live(&self) -> Vec<bool> {
-        let mut live = vec![false; self.nodes.len()];
-        for (_, o) in &self.outputs {
-            live[o.index()] = true;
-        }
-        for k in (0..self.nodes.len()).rev() {
-            if live[k] {
-                for c in self.nodes[k].children() {
-                    live[c.index()] = true;
-                }
-            }
-        }
-        live
     }
 
     /// Counts the live operations.
