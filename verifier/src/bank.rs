@@ -32,7 +32,7 @@ use crate::query::{Outcome, Query, Scope, output_range};
 use crate::verdict::{Counterexample, Verdict, Witness};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
-use tessera_ir::sym::{Facts, SymInt};
+use tessera_ir::sym::{Facts, Interval, SymInt};
 use tessera_ir::{Codomain, Int};
 
 /// A bank-conflict question.
@@ -345,11 +345,14 @@ pub fn prove_conflict_free(b: &Bank, deadline: &Deadline) -> PResult<Verdict> {
     g.check_all(b, deadline)?;
     let (es, et) = (b.smem.lower()?, b.tv.lower()?);
     let n_tv = g.threads * g.chunks * g.vpa;
-    let tv_range: (i128, i128) = (0, n_tv as i128 - 1);
+    let tv_range = Interval::new(Some(0), Some(n_tv as i128 - 1));
     let none = Facts::default();
     let sr = output_range(&none, &et, tv_range)?;
     let er = output_range(&none, &es, sr)?;
-    let top = er.0.abs().max(er.1.abs()).saturating_mul(b.elem as i128 + 1);
+    let top = er
+        .magnitude()
+        .unwrap_or(i128::MAX)
+        .saturating_mul(b.elem as i128 + 1);
     let scope = Scope {
         apps: vec![(&et, tv_range), (&es, sr)],
         syms: vec![],

@@ -10,7 +10,7 @@ use crate::query::{Outcome, Query, Scope, admitted, output_range, points_equal, 
 use crate::verdict::{Counterexample, Verdict, Witness};
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
-use tessera_ir::sym::{Facts, ParamFacts, SymInt};
+use tessera_ir::sym::{Facts, Interval, ParamFacts, SymInt};
 use tessera_ir::{Int, shape};
 use z3::ast::Bool;
 
@@ -44,8 +44,15 @@ fn describe(n: &str, f: &ParamFacts) -> String {
 pub(crate) const RECHECK_LIMIT: i64 = 1 << 26;
 
 /// The value range of an index below `size`.
-pub(crate) fn below(facts: &Facts, size: &SymInt) -> (i128, i128) {
-    (0, (sym_range(facts, size).1 - 1).max(0))
+pub(crate) fn below(facts: &Facts, size: &SymInt) -> Interval {
+    let last = sym_range(facts, size).hi().map(|h| h.saturating_sub(1).max(0));
+    Interval::new(Some(0), last)
+}
+
+/// One past the largest index of `r`, the size a query compares indices with (`i128::MAX`
+/// when unbounded).
+pub(crate) fn past_end(r: Interval) -> i128 {
+    r.hi().map_or(i128::MAX, |h| h.saturating_add(1))
 }
 
 /// Runs a query; on `sat`, checks the parameter values against every fact, then re-checks
@@ -189,7 +196,7 @@ pub(crate) fn injective(ctx: &Ctx, f: &Func) -> PResult<Verdict> {
     let scope = Scope {
         apps: vec![(&e, r)],
         syms: vec![&size],
-        extra: vec![r.1 + 1],
+        extra: vec![past_end(r)],
         quantified: false,
     };
     let mut q = Query::new(ctx.facts.clone(), &scope, ctx.deadline)?;
@@ -224,7 +231,7 @@ pub(crate) fn in_bounds(ctx: &Ctx, f: &Func, bound: &SymInt) -> PResult<Verdict>
     let scope = Scope {
         apps: vec![(&e, r)],
         syms: vec![&size, bound],
-        extra: vec![r.1 + 1],
+        extra: vec![past_end(r)],
         quantified: false,
     };
     let mut q = Query::new(ctx.facts.clone(), &scope, ctx.deadline)?;
@@ -278,7 +285,7 @@ fn equal(ctx: &Ctx, a: &Func, b: &Func) -> PResult<Verdict> {
     let scope = Scope {
         apps: vec![(&ea, r), (&eb, r)],
         syms: vec![&sa],
-        extra: vec![r.1 + 1],
+        extra: vec![past_end(r)],
         quantified: false,
     };
     let mut q = Query::new(ctx.facts.clone(), &scope, ctx.deadline)?;
@@ -312,7 +319,7 @@ fn inverse(ctx: &Ctx, inner: &Func, outer: &Func, what: &str) -> PResult<Verdict
     let scope = Scope {
         apps: vec![(&ei, r), (&eo, ir)],
         syms: vec![&size],
-        extra: vec![r.1 + 1],
+        extra: vec![past_end(r)],
         quantified: false,
     };
     let mut q = Query::new(ctx.facts.clone(), &scope, ctx.deadline)?;
@@ -370,7 +377,7 @@ fn composition_valid(ctx: &Ctx, a: &Func, b: &Func, r: &Func) -> PResult<Verdict
     let scope = Scope {
         apps: vec![(&eb, rr), (&er, rr), (&ea, br)],
         syms: vec![&size],
-        extra: vec![rr.1 + 1],
+        extra: vec![past_end(rr)],
         quantified: false,
     };
     let mut q = Query::new(ctx.facts.clone(), &scope, ctx.deadline)?;
@@ -423,7 +430,7 @@ fn contiguous(ctx: &Ctx, f: &Func) -> PResult<Verdict> {
     let scope = Scope {
         apps: vec![(&e, r)],
         syms: vec![&size],
-        extra: vec![r.1 + 1],
+        extra: vec![past_end(r)],
         quantified: false,
     };
     let mut q = Query::new(ctx.facts.clone(), &scope, ctx.deadline)?;
@@ -490,7 +497,7 @@ fn vectorizable(ctx: &Ctx, f: &Func, v: i64) -> PResult<Verdict> {
     let scope = Scope {
         apps: vec![(&e, r)],
         syms: vec![&size],
-        extra: vec![r.1 + 1, v as i128],
+        extra: vec![past_end(r), v as i128],
         quantified: false,
     };
     let mut q = Query::new(ctx.facts.clone(), &scope, ctx.deadline)?;

@@ -6,7 +6,7 @@
 //! quantifier is expanded into a conjunction on small domains, decided by enumerating the
 //! lowered expressions on bounded ones ([`crate::enumerate`]), and left to z3 on the rest.
 
-use crate::checks::{Ctx, RECHECK_LIMIT, Vals, below, confirm, finish, get, in_bounds, injective};
+use crate::checks::{Ctx, RECHECK_LIMIT, Vals, below, confirm, finish, get, in_bounds, injective, past_end};
 use crate::encode::{Sides, Term};
 use crate::enumerate;
 use crate::error::{PResult, ProveError};
@@ -14,7 +14,7 @@ use crate::func::Func;
 use crate::query::{Query, Scope, offset_term};
 use crate::verdict::{Counterexample, Verdict};
 use tessera_ir::index::IndexExpr;
-use tessera_ir::sym::SymInt;
+use tessera_ir::sym::{Interval, SymInt};
 use z3::ast::Bool;
 
 /// `forall vars. body`, binding the quotient and remainder variables of `sides` too, whose
@@ -32,13 +32,16 @@ fn forall(vars: &[&Term], inside: Bool, sides: Sides, conclusion: Bool) -> Bool 
 const EXPAND: i128 = 1 << 12;
 
 /// `(x, e(x))` for every index `x` of `range` (a small one), as constant terms.
-fn applied(ctx: &Ctx, q: &mut Query, e: &IndexExpr, range: (i128, i128)) -> PResult<Vec<(Term, Term)>> {
+fn applied(ctx: &Ctx, q: &mut Query, e: &IndexExpr, range: Interval) -> PResult<Vec<(Term, Term)>> {
+    let (Some(lo), Some(hi)) = (range.lo(), range.hi()) else {
+        return Err(ProveError::internal("an unbounded index range to expand"));
+    };
     let mut out = Vec::new();
-    for x in range.0..=range.1 {
+    for x in lo..=hi {
         ctx.deadline.poll(x as u64)?;
         let x = i64::try_from(x).map_err(|_| ProveError::internal("index range"))?;
         let xt = q.konst(x);
-        let fx = q.apply_offset(e, &xt, (i128::from(x), i128::from(x)))?;
+        let fx = q.apply_offset(e, &xt, Interval::point(x.into()))?;
         out.push((xt, fx));
     }
     Ok(out)
@@ -88,11 +91,11 @@ pub(crate) fn surjective(ctx: &Ctx, f: &Func, n: Option<&SymInt>) -> PResult<Ver
     let e = f.lower()?;
     let target = n.cloned().unwrap_or_else(|| size.clone());
     let r = below(&ctx.facts, &size);
-    let expand = r.1 < EXPAND;
+    let expand = r.is_at_most(EXPAND - 1);
     let scope = Scope {
         apps: vec![(&e, r)],
         syms: vec![&size, &target],
-        extra: vec![r.1 + 1],
+        extra: vec![past_end(r)],
         quantified: !expand,
     };
     let recheck = |ps: &Vals, idx: &Vals| {
@@ -154,7 +157,7 @@ pub(crate) fn complement_valid(ctx: &Ctx, a: &Func, c: &Func, n: Option<&SymInt>
         let scope = Scope {
             apps: vec![(&ec, rc)],
             syms: vec![&sc],
-            extra: vec![rc.1 + 1],
+            extra: vec![past_end(rc)],
             quantified: false,
         };
         let mut q = Query::new(ctx.facts.clone(), &scope, ctx.deadline)?;
@@ -183,7 +186,7 @@ pub(crate) fn complement_valid(ctx: &Ctx, a: &Func, c: &Func, n: Option<&SymInt>
         let scope = Scope {
             apps: vec![(&ec, rc), (&ea, ra)],
             syms: vec![&sc, &sa],
-            extra: vec![rc.1 + 1, ra.1 + 1],
+            extra: vec![past_end(rc), past_end(ra)],
             quantified: false,
         };
         let mut q = Query::new(ctx.facts.clone(), &scope, ctx.deadline)?;
@@ -213,11 +216,11 @@ pub(crate) fn complement_valid(ctx: &Ctx, a: &Func, c: &Func, n: Option<&SymInt>
     }
     // Coverage: every k < n is A(j) + C(i) for some i, j.
     let Some(n) = n else { return Ok(Verdict::Proved) };
-    let expand = (rc.1 + 1).saturating_mul(ra.1 + 1) < 4 * EXPAND;
+    let expand = past_end(rc).saturating_mul(past_end(ra)) < 4 * EXPAND;
     let scope = Scope {
         apps: vec![(&ec, rc), (&ea, ra)],
         syms: vec![&sc, &sa, n],
-        extra: vec![rc.1 + 1, ra.1 + 1],
+        extra: vec![past_end(rc), past_end(ra)],
         quantified: !expand,
     };
     let recheck = |ps: &Vals, idx: &Vals| {

@@ -9,9 +9,9 @@
 //! bound by the quantifier and their conditions join its body ([`Sides`]).
 
 use crate::error::{PResult, ProveError};
-use crate::width::Range;
 use std::collections::{BTreeMap, HashMap};
 use tessera_ir::index::{IndexExpr, Node, Op, Var};
+use tessera_ir::sym::Interval;
 use z3::ast::{BV, Bool, Int};
 
 type Result<T> = PResult<T>;
@@ -191,7 +191,7 @@ enum Pair<'a> {
 }
 
 /// Encodes an index expression with its inputs bound to terms. `ranges` are the node
-/// intervals of the same expression (see [`crate::width::ranges`]); `why_int` says why an
+/// intervals of the same expression (see [`IndexExpr::intervals`]); `why_int` says why an
 /// integer query is not over bit-vectors, for the message of a bitwise operation. Returns
 /// the outputs.
 pub fn encode(
@@ -199,7 +199,7 @@ pub fn encode(
     mode: Mode,
     why_int: &str,
     inputs: &HashMap<Var, Term>,
-    ranges: &[Range],
+    ranges: &[Interval],
     sides: &mut Sides,
 ) -> Result<BTreeMap<String, Term>> {
     let live = e.live();
@@ -226,7 +226,8 @@ pub fn encode(
                     Op::Sub => x(0)?.sub(&x(1)?)?,
                     Op::Mul => x(0)?.mul(&x(1)?)?,
                     Op::Div | Op::Mod => {
-                        let nonneg = ranges[args[0].index()].0 >= 0 && ranges[args[1].index()].0 >= 1;
+                        let nonneg =
+                            ranges[args[0].index()].is_at_least(0) && ranges[args[1].index()].is_at_least(1);
                         let (q, r, side) = x(0)?.floor_divmod(&x(1)?, nonneg)?;
                         if let Some(side) = side {
                             sides.conds.push(side);

@@ -10,12 +10,12 @@
 use crate::deadline::Deadline;
 use crate::encode::{Mode, Sides, Term, encode};
 use crate::error::{PResult, ProveError};
-use crate::width::{MAX_BV_BITS, Range, bits_for, magnitude, ranges};
+use crate::width::{MAX_BV_BITS, bits_for, magnitude};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 use tessera_ir::Int;
 use tessera_ir::index::{IndexExpr, Var, lower_sym};
-use tessera_ir::sym::{Facts, SymInt};
+use tessera_ir::sym::{Facts, Interval, SymInt};
 use z3::ast::Bool;
 use z3::{SatResult, Solver};
 
@@ -33,7 +33,7 @@ pub enum Outcome {
 #[derive(Default)]
 pub struct Scope<'a> {
     /// Expressions applied to index values in a range.
-    pub apps: Vec<(&'a IndexExpr, Range)>,
+    pub apps: Vec<(&'a IndexExpr, Interval)>,
     /// Symbolic integers the query encodes (sizes, bounds).
     pub syms: Vec<&'a SymInt>,
     /// Other magnitudes the query compares or forms.
@@ -50,7 +50,7 @@ pub struct Query {
     facts: Arc<Facts>,
     used: BTreeSet<String>,
     params: BTreeMap<String, Term>,
-    param_ranges: HashMap<Var, Range>,
+    param_ranges: HashMap<Var, Interval>,
     deadline: Deadline,
     /// Named index variables, in creation order, for counterexamples.
     pub indices: Vec<(String, Term)>,
@@ -69,17 +69,13 @@ fn params_in(e: &IndexExpr, out: &mut BTreeSet<String>) {
 pub fn param_ranges<'a>(
     facts: &Facts,
     names: impl IntoIterator<Item = &'a String>,
-) -> PResult<HashMap<Var, Range>> {
+) -> PResult<HashMap<Var, Interval>> {
     let mut m = HashMap::new();
     for n in names {
         let f = facts
             .get(n)
             .ok_or_else(|| ProveError::internal(format!("parameter {n} has no declared facts")))?;
-        let (lo, hi) = f.bounds();
-        m.insert(
-            Var::Param(n.clone()),
-            (lo, hi.unwrap_or(crate::width::UNBOUNDED.1)),
-        );
+        m.insert(Var::Param(n.clone()), f.interval());
     }
     Ok(m)
 }
@@ -92,12 +88,11 @@ pub fn facts_of<'a>(xs: impl IntoIterator<Item = &'a SymInt>) -> Arc<Facts> {
 }
 
 /// The range of a symbolic integer's values.
-pub fn sym_range(facts: &Facts, s: &SymInt) -> Range {
-    if let Some(c) = s.as_const() {
-        return (c as i128, c as i128);
+pub fn sym_range(facts: &Facts, s: &SymInt) -> Interval {
+    match s.as_const() {
+        Some(c) => Interval::point(c.into()),
+        None => facts.interval(s.poly()),
     }
-    let iv = facts.interval(s.poly());
-    (iv.lo, iv.hi)
 }
 
 impl Query {
@@ -105,10 +100,11 @@ impl Query {
     pub fn new(facts: Arc<Facts>, scope: &Scope, deadline: Deadline) -> PResult<Query> {
         let mut used = BTreeSet::new();
         let mut lowered = Vec::with_capacity(scope.syms.len());
-        let mut m: i128 = 0;
+        // Every value the query forms lies in one of these.
+        let mut seen: Vec<Interval> = scope.extra.iter().map(|&x| Interval::point(x)).collect();
         for s in &scope.syms {
             match s.as_const() {
-                Some(c) => m = m.max(i128::from(c).abs()),
+                Some(c) => seen.push(Interval::point(c.into())),
                 None => {
                     let e = lower_sym(s)?;
                     params_in(&e, &mut used);
@@ -125,19 +121,17 @@ impl Query {
             .filter(|n| facts.get(n).and_then(|f| f.bounds().1).is_none())
             .map(String::as_str)
             .collect();
-        m = m.max(magnitude(
-            &scope.extra.iter().map(|&x| (x, x)).collect::<Vec<_>>(),
-        ));
-        m = m.max(magnitude(&pr.values().copied().collect::<Vec<_>>()));
+        seen.extend(pr.values().copied());
         for (e, r) in &scope.apps {
             let mut inputs = pr.clone();
             inputs.insert(Var::Index, *r);
-            m = m.max(magnitude(&ranges(e, &inputs))).max(magnitude(&[*r]));
+            seen.extend(e.intervals(&inputs));
+            seen.push(*r);
         }
         for e in &lowered {
-            m = m.max(magnitude(&ranges(e, &pr)));
+            seen.extend(e.intervals(&pr));
         }
-        let bits = bits_for(m);
+        let bits = bits_for(magnitude(&seen));
         let (mode, why_int) = if !unbounded.is_empty() {
             let why = format!("give {} an upper bound", unbounded.join(", "));
             (Mode::Int, why)
@@ -238,7 +232,7 @@ impl Query {
         }
         let e = lower_sym(s)?;
         let inputs = self.inputs_for(&e)?;
-        let r = ranges(&e, &self.param_ranges);
+        let r = e.intervals(&self.param_ranges);
         let mut sides = Sides::default();
         let out = encode(&e, self.mode, &self.why_int, &inputs, &r, &mut sides)?;
         self.assert_sides(sides);
@@ -264,7 +258,7 @@ impl Query {
     }
 
     /// The outputs of `e` at index `input` (whose values lie in `range`).
-    pub fn apply(&mut self, e: &IndexExpr, input: &Term, range: Range) -> PResult<BTreeMap<String, Term>> {
+    pub fn apply(&mut self, e: &IndexExpr, input: &Term, range: Interval) -> PResult<BTreeMap<String, Term>> {
         let mut sides = Sides::default();
         let out = self.apply_in(e, input, range, &mut sides)?;
         self.assert_sides(sides);
@@ -277,19 +271,19 @@ impl Query {
         &mut self,
         e: &IndexExpr,
         input: &Term,
-        range: Range,
+        range: Interval,
         sides: &mut Sides,
     ) -> PResult<BTreeMap<String, Term>> {
         let mut inputs = self.inputs_for(e)?;
         inputs.insert(Var::Index, input.clone());
         let mut rin = self.param_ranges.clone();
         rin.insert(Var::Index, range);
-        let r = ranges(e, &rin);
+        let r = e.intervals(&rin);
         encode(e, self.mode, &self.why_int, &inputs, &r, sides)
     }
 
     /// The integer output (`offset`) of `e` at index `input`.
-    pub fn apply_offset(&mut self, e: &IndexExpr, input: &Term, range: Range) -> PResult<Term> {
+    pub fn apply_offset(&mut self, e: &IndexExpr, input: &Term, range: Interval) -> PResult<Term> {
         let out = self.apply(e, input, range)?;
         offset_term(self, &out)
     }
@@ -350,18 +344,14 @@ pub fn admitted(facts: &Facts, name: &str) -> PResult<i64> {
 
 /// The range of all outputs of `e` for index values in `range`, the parameters ranging over
 /// their facts. Interval analysis only: no solver.
-pub fn output_range(facts: &Facts, e: &IndexExpr, range: Range) -> PResult<Range> {
+pub fn output_range(facts: &Facts, e: &IndexExpr, range: Interval) -> PResult<Interval> {
     let mut used = BTreeSet::new();
     params_in(e, &mut used);
     let mut rin = param_ranges(facts, &used)?;
     rin.insert(Var::Index, range);
-    let r = ranges(e, &rin);
+    let r = e.intervals(&rin);
     let outs = e.outputs().iter().map(|(_, id)| r[id.index()]);
-    Ok(outs
-        .fold(None, |acc: Option<Range>, x| {
-            Some(acc.map_or(x, |a| (a.0.min(x.0), a.1.max(x.1))))
-        })
-        .unwrap_or((0, 0)))
+    Ok(outs.reduce(Interval::hull).unwrap_or(Interval::point(0)))
 }
 
 /// Pointwise equality of two outputs maps (missing outputs are zero).

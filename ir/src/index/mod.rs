@@ -16,6 +16,11 @@
 //! walks [`Node::children`] and rebuilds with [`Builder::op`]; each further semantics (the
 //! interval transfer, the z3 encoding, a code generator) is one `match` on [`Op`].
 //!
+//! The analyses live here, for the verifier now and for the rewrites and backends later:
+//! liveness ([`IndexExpr::live`]) and interval bounds of every node ([`IndexExpr::intervals`],
+//! with [`Op::interval`] as its transfer function), over Tessera's one interval type,
+//! [`crate::sym::Interval`]. No solver and no interpreter is used here.
+//!
 //! ```
 //! use tessera_ir::{index::lower_index, parse_layout};
 //! let l = parse_layout("(4,8):(8,1)").unwrap();
@@ -26,6 +31,7 @@
 
 mod build;
 mod eval;
+mod interval;
 mod liveness;
 mod lower;
 mod node;

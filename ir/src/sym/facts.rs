@@ -19,6 +19,7 @@
 //! ```
 
 use super::declaration::{Cmp, Declaration, Fact, Operand};
+use super::interval::Interval;
 use super::poly::{Atom, Poly};
 use crate::error::{Error, ParseError, Result};
 use std::collections::BTreeMap;
@@ -57,6 +58,12 @@ impl ParamFacts {
         (lo, hi)
     }
 
+    /// The values the facts admit, as an interval: [`ParamFacts::bounds`].
+    pub fn interval(&self) -> Interval {
+        let (lo, hi) = self.bounds();
+        Interval::new(Some(lo), hi)
+    }
+
     /// `true` when `v` satisfies the facts.
     pub fn admits(&self, v: i64) -> bool {
         v >= self.lo && self.hi.is_none_or(|h| v <= h) && v % self.modulus.max(1) == 0
@@ -67,44 +74,6 @@ impl ParamFacts {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Facts {
     params: BTreeMap<String, ParamFacts>,
-}
-
-/// A closed interval with saturating `i128` bounds (`i128::MIN`/`MAX` act as infinities).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Interval {
-    /// Lower bound.
-    pub lo: i128,
-    /// Upper bound.
-    pub hi: i128,
-}
-
-const INF: i128 = i128::MAX;
-
-impl Interval {
-    fn point(v: i128) -> Interval {
-        Interval { lo: v, hi: v }
-    }
-    fn all() -> Interval {
-        Interval { lo: -INF, hi: INF }
-    }
-    fn add(self, o: Interval) -> Interval {
-        Interval {
-            lo: self.lo.saturating_add(o.lo),
-            hi: self.hi.saturating_add(o.hi),
-        }
-    }
-    fn mul(self, o: Interval) -> Interval {
-        let c = [
-            self.lo.saturating_mul(o.lo),
-            self.lo.saturating_mul(o.hi),
-            self.hi.saturating_mul(o.lo),
-            self.hi.saturating_mul(o.hi),
-        ];
-        Interval {
-            lo: *c.iter().min().unwrap_or(&-INF),
-            hi: *c.iter().max().unwrap_or(&INF),
-        }
-    }
 }
 
 impl Facts {
@@ -170,21 +139,10 @@ impl Facts {
             for (a, e) in m {
                 let ia = self.atom_interval(a);
                 for _ in 0..*e {
-                    t = t.mul(ia);
+                    t = t * ia;
                 }
             }
-            let scaled = if q.num() >= 0 {
-                Interval {
-                    lo: q.floor_times(t.lo),
-                    hi: q.ceil_times(t.hi),
-                }
-            } else {
-                Interval {
-                    lo: q.floor_times(t.hi),
-                    hi: q.ceil_times(t.lo),
-                }
-            };
-            acc = acc.add(scaled);
+            acc = acc + t.scale(i128::from(q.num()), i128::from(q.den()));
         }
         acc
     }
@@ -192,28 +150,19 @@ impl Facts {
     fn atom_interval(&self, a: &Atom) -> Interval {
         match a {
             Atom::Param(n) => match self.params.get(&**n) {
-                Some(f) => {
-                    let (lo, hi) = f.bounds();
-                    Interval {
-                        lo,
-                        hi: hi.unwrap_or(INF),
-                    }
-                }
+                Some(f) => f.interval(),
                 // Not declared: nothing is known.
-                None => Interval::all(),
+                None => Interval::UNBOUNDED,
             },
             Atom::FloorDiv(x, y) => {
                 let ix = self.interval(x);
                 let iy = self.interval(y);
-                if iy.lo >= 1 && iy.lo == iy.hi {
-                    Interval {
-                        lo: ix.lo.div_euclid(iy.lo),
-                        hi: ix.hi.div_euclid(iy.lo),
-                    }
-                } else if iy.lo >= 1 && ix.lo >= 0 {
-                    Interval { lo: 0, hi: ix.hi }
+                if let Some(d) = iy.as_point().filter(|d| *d >= 1) {
+                    ix.floor_div(d)
+                } else if iy.is_at_least(1) && ix.is_at_least(0) {
+                    Interval::new(Some(0), ix.hi())
                 } else {
-                    Interval::all()
+                    Interval::UNBOUNDED
                 }
             }
         }

@@ -26,10 +26,12 @@
 pub mod declaration;
 mod division;
 mod facts;
+mod interval;
 mod poly;
 mod rational;
 
-pub use facts::{Facts, Interval, ParamFacts};
+pub use facts::{Facts, ParamFacts};
+pub use interval::Interval;
 pub use poly::{Atom, Poly};
 pub use rational::Q;
 
@@ -157,11 +159,11 @@ impl SymInt {
             return Some(q.cmp(&Q::int(0)));
         }
         let iv = facts.interval(&self.p);
-        if iv.lo >= 1 {
+        if iv.is_at_least(1) {
             Some(Ordering::Greater)
-        } else if iv.hi <= -1 {
+        } else if iv.is_at_most(-1) {
             Some(Ordering::Less)
-        } else if iv.lo == 0 && iv.hi == 0 {
+        } else if iv.as_point() == Some(0) {
             Some(Ordering::Equal)
         } else {
             None
@@ -263,7 +265,7 @@ impl Int for SymInt {
         // undefined there, so no symbolic quotient holds for every admitted value.
         if rhs.p.as_const().is_none() {
             let iv = facts.interval(&rhs.p);
-            if iv.lo <= 0 && iv.hi >= 0 {
+            if iv.contains(0) {
                 return Err(undecided(format!("a fact that {rhs} != 0 (dividing by it)")));
             }
         }
@@ -289,7 +291,7 @@ impl Int for SymInt {
             let whole = Poly::from_terms(whole)?.scale(&Q::int(1).div(&c)?)?;
             let rest = Poly::from_terms(rest)?;
             let iv = facts.interval(&rest);
-            let tail = if iv.lo >= 0 && iv.hi < c.num() as i128 {
+            let tail = if iv.is_at_least(0) && iv.is_at_most(i128::from(c.num()) - 1) {
                 Poly::default()
             } else if let Some(r) = rest.as_const().filter(Q::is_int) {
                 Poly::constant(Q::int(r.num().floor_div(&c.num())?))
@@ -364,9 +366,9 @@ impl Int for SymInt {
         let facts = self.facts_or_default(rhs);
         let d = rhs.sub(self)?;
         let iv = facts.interval(&d.p);
-        if iv.lo >= 1 {
+        if iv.is_at_least(1) {
             Ok(true)
-        } else if iv.hi <= 0 {
+        } else if iv.is_at_most(0) {
             Ok(false)
         } else {
             Err(undecided(format!("a fact deciding whether {self} < {rhs}")))
@@ -380,9 +382,9 @@ impl Int for SymInt {
         let facts = self.facts_or_default(rhs);
         let d = rhs.sub(self)?;
         let iv = facts.interval(&d.p);
-        if iv.lo >= 0 {
+        if iv.is_at_least(0) {
             Ok(true)
-        } else if iv.hi <= -1 {
+        } else if iv.is_at_most(-1) {
             Ok(false)
         } else {
             Err(undecided(format!("a fact deciding whether {self} <= {rhs}")))
@@ -437,12 +439,12 @@ impl Int for SymInt {
         // A divisor larger than a nonzero constant cannot divide it.
         if let Some(b) = rhs.as_const()
             && b != 0
-            && facts.interval(&self.p).lo > i128::from(b).abs()
+            && facts.interval(&self.p).is_at_least(i128::from(b).abs() + 1)
         {
             return Ok(false);
         }
         // 0 < rhs < self: no multiple of self lies strictly between 0 and self.
-        if facts.interval(&rhs.p).lo >= 1 && facts.interval(&self.sub(rhs)?.p).lo >= 1 {
+        if facts.interval(&rhs.p).is_at_least(1) && facts.interval(&self.sub(rhs)?.p).is_at_least(1) {
             return Ok(false);
         }
         if let Some(q) = division::exact_div(&rhs.p, &self.p) {

@@ -87,17 +87,6 @@ impl Q {
     pub fn div(&self, o: &Q) -> Result<Q> {
         Q::new(self.n as i128 * o.d as i128, self.d as i128 * o.n as i128)
     }
-
-    /// `floor(self * x)` for an integer `x`, saturating (for interval bounds).
-    pub fn floor_times(&self, x: i128) -> i128 {
-        (self.n as i128).saturating_mul(x).div_euclid(self.d as i128)
-    }
-
-    /// `ceil(self * x)`, saturating.
-    pub fn ceil_times(&self, x: i128) -> i128 {
-        let p = (self.n as i128).saturating_mul(x);
-        -(p.saturating_neg().div_euclid(self.d as i128))
-    }
 }
 
 impl PartialOrd for Q {
