@@ -10,8 +10,8 @@ use std::time::Duration;
 use tessera::ir::algebra::{Tiler, zipped_divide};
 use tessera::ir::sym::{Facts, SymInt};
 use tessera::ir::{HTuple, Int};
-use tessera::verifier::bank::Bank;
-use tessera::verifier::brute::brute;
+use tessera::verifier::Bank;
+use tessera::verifier::brute;
 use tessera::verifier::{Func, Options, Property, Verdict, prove};
 
 fn func(s: &Arc<Facts>, src: &str) -> Func {

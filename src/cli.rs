@@ -167,8 +167,8 @@ pub fn prove(property: &str, args: &[String], params: &[String], timeout: f64, a
             ..
         }) = cf.assertions.first()
     {
-        let deadline = tessera_verifier::deadline::Deadline::after_ms(opts.timeout_ms);
-        return match tessera_verifier::bank::analyze_by(b, &deadline) {
+        let deadline = tessera_verifier::Deadline::after_ms(opts.timeout_ms);
+        return match tessera_verifier::analyze_by(b, &deadline) {
             Ok(a) => {
                 match (&a.conflict, as_json) {
                     (_, true) => println!("{}", serde_json::json!({"degree": a.degree})),

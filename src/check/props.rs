@@ -4,7 +4,7 @@ use crate::lang::{Env, Value, eval_expr};
 use tessera_ir::sym::SymInt;
 use tessera_ir::text::{Expr, ExprKind, parse_expr};
 use tessera_ir::{Error, Int};
-use tessera_verifier::bank::{Bank, Cmp};
+use tessera_verifier::{Bank, Cmp};
 use tessera_verifier::{Func, Property};
 
 type E = (usize, String);

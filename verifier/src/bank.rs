@@ -15,7 +15,7 @@
 //!
 //! ```
 //! use std::sync::Arc;
-//! use tessera_verifier::{bank::{analyze, Bank}, Func};
+//! use tessera_verifier::{analyze, Bank, Func};
 //! let facts = Arc::new(tessera_ir::sym::Facts::default());
 //! let f = |src: &str| Func::parse(src, &facts).unwrap();
 //! // A 32x32 tile of 4-byte words, row stride 32, read by columns: every thread hits bank 0.

@@ -2,7 +2,7 @@
 //! index. The test oracle for every z3 answer, and the reference for small domains.
 
 use crate::bank;
-use crate::checks::witness;
+use crate::context::{valuations, witness};
 use crate::deadline::Deadline;
 use crate::error::{PResult, ProveError};
 use crate::func::{Concrete, Func, Point, same_point, show_point};
@@ -10,7 +10,7 @@ use crate::property::{Property, facts, params, validate};
 use crate::verdict::{Counterexample, Verdict};
 use std::collections::{HashMap, HashSet};
 use tessera_ir::shape;
-use tessera_ir::sym::{Facts, SymInt};
+use tessera_ir::sym::SymInt;
 
 type Result<T> = PResult<T>;
 
@@ -25,40 +25,6 @@ fn refuted(summary: String, ws: Vec<crate::verdict::Witness>, params: &HashMap<S
         witnesses: ws,
         summary,
     })
-}
-
-/// Every valuation of `names` admitted by the facts; an error when a parameter is unbounded
-/// or undeclared, or when there are more than `limit`.
-pub fn valuations<'a>(
-    facts: &Facts,
-    names: impl IntoIterator<Item = &'a String>,
-    limit: u64,
-) -> Result<Vec<HashMap<String, i64>>> {
-    let mut out = vec![HashMap::new()];
-    for n in names {
-        let f = facts
-            .get(n)
-            .ok_or_else(|| ProveError::internal(format!("parameter {n} has no declared facts")))?;
-        let (lo, hi) = f.bounds();
-        let hi = hi.ok_or_else(|| ProveError::Unknown(format!("parameter {n} has no upper bound")))?;
-        let k = f.modulus.max(1) as i128;
-        let count = if hi < lo { 0 } else { (hi - lo) / k + 1 };
-        if (out.len() as i128).saturating_mul(count) > limit as i128 {
-            return Err(ProveError::Unknown(format!("more than {limit} parameter values")));
-        }
-        let mut next = Vec::with_capacity(out.len() * count as usize);
-        for base in &out {
-            let mut v = lo;
-            while v <= hi {
-                let mut m = base.clone();
-                m.insert(n.clone(), v as i64);
-                next.push(m);
-                v += k;
-            }
-        }
-        out = next;
-    }
-    Ok(out)
 }
 
 /// Answers a property by enumeration of every parameter value the facts admit (for the

@@ -1,193 +1,15 @@
-//! The z3 query of each property, and the re-check of its counterexamples.
+//! The z3 query of each property whose answer is one query (injectivity, bounds, equality,
+//! the inverses, composition, contiguity, vectors), with the re-check of its counterexamples
+//! ([`crate::context`]).
 
-use crate::bank;
-use crate::coverage;
-use crate::deadline::Deadline;
+use crate::context::{Ctx, below, finish, get, past_end, refuted_without_witness, witness};
 use crate::error::{PResult, ProveError};
-use crate::func::{Concrete, Func, same_point, show_point};
-use crate::property::Property;
-use crate::query::{Outcome, Query, Scope, admitted, output_range, points_equal, sym_range};
-use crate::verdict::{Counterexample, Verdict, Witness};
-use std::collections::{BTreeSet, HashMap};
-use std::sync::Arc;
-use tessera_ir::sym::{Facts, Interval, ParamFacts, SymInt};
+use crate::func::{Func, same_point, show_point};
+use crate::query::{Query, Scope, output_range, points_equal};
+use crate::verdict::{Counterexample, Verdict};
+use tessera_ir::sym::SymInt;
 use tessera_ir::{Int, shape};
 use z3::ast::Bool;
-
-/// What every query of one proof shares.
-pub struct Ctx {
-    /// The facts of the parameters.
-    pub facts: Arc<Facts>,
-    /// Every parameter the property mentions (a counterexample gives each a value).
-    pub params: BTreeSet<String>,
-    /// The assertion's time limit.
-    pub deadline: Deadline,
-}
-
-pub(crate) type Vals = HashMap<String, i64>;
-
-/// The facts of one parameter, as a user would write them.
-fn describe(n: &str, f: &ParamFacts) -> String {
-    let (lo, hi) = f.bounds();
-    let mut s = match hi {
-        Some(h) => format!("{lo} <= {n} <= {h}"),
-        None => format!("{n} >= {lo}"),
-    };
-    if f.modulus > 1 {
-        s.push_str(&format!(", {n} % {} == 0", f.modulus));
-    }
-    s
-}
-
-/// The counterexamples of the quantified properties are re-checked by enumeration, up to
-/// this many points.
-pub(crate) const RECHECK_LIMIT: i64 = 1 << 26;
-
-/// The value range of an index below `size`.
-pub(crate) fn below(facts: &Facts, size: &SymInt) -> Interval {
-    let last = sym_range(facts, size).hi().map(|h| h.saturating_sub(1).max(0));
-    Interval::new(Some(0), last)
-}
-
-/// One past the largest index of `r`, the size a query compares indices with (`i128::MAX`
-/// when unbounded).
-pub(crate) fn past_end(r: Interval) -> i128 {
-    r.hi().map_or(i128::MAX, |h| h.saturating_add(1))
-}
-
-/// Runs a query; on `sat`, checks the parameter values against every fact, then re-checks
-/// the counterexample by direct evaluation. A failure of either is an internal error.
-pub(crate) fn finish(
-    ctx: &Ctx,
-    q: &Query,
-    recheck: impl FnOnce(&Vals, &Vals) -> PResult<Option<Counterexample>>,
-) -> PResult<Verdict> {
-    let m = match q.solve()? {
-        Outcome::Unsat => return Ok(Verdict::Proved),
-        Outcome::Unknown(r) => return Ok(Verdict::Unknown(format!("z3: {r}"))),
-        Outcome::Sat(m) => m,
-    };
-    let params = q.model_params(&m)?;
-    let idx: Vals = q.model_indices(&m).into_iter().collect();
-    confirm(ctx, params, idx, recheck)
-}
-
-/// Checks a counterexample's parameter values against every fact, then re-checks it by
-/// direct evaluation. A failure of either is an internal error.
-pub(crate) fn confirm(
-    ctx: &Ctx,
-    mut params: Vals,
-    idx: Vals,
-    recheck: impl FnOnce(&Vals, &Vals) -> PResult<Option<Counterexample>>,
-) -> PResult<Verdict> {
-    // Parameters the query did not encode (the lowered layouts do not read them): any
-    // admitted value, so that the layouts can be evaluated.
-    for n in &ctx.params {
-        if !params.contains_key(n) {
-            params.insert(n.clone(), admitted(&ctx.facts, n)?);
-        }
-    }
-    for (n, v) in &params {
-        let f = ctx
-            .facts
-            .get(n)
-            .ok_or_else(|| ProveError::internal(format!("parameter {n} has no declared facts")))?;
-        if !f.admits(*v) {
-            return Err(ProveError::internal(format!(
-                "z3's counterexample violates the facts: {n} = {v}, but {}",
-                describe(n, f)
-            )));
-        }
-    }
-    let found = match recheck(&params, &idx) {
-        Ok(c) => c,
-        Err(ProveError::Unknown(r)) => {
-            return Ok(Verdict::Unknown(format!(
-                "z3's counterexample could not be evaluated: {r}"
-            )));
-        }
-        Err(e) => return Err(e),
-    };
-    match found {
-        Some(mut c) => {
-            let mut ps: Vec<(String, i64)> = params.into_iter().collect();
-            ps.sort();
-            c.params = ps;
-            Ok(Verdict::Refuted(c))
-        }
-        None => Err(ProveError::internal(format!(
-            "z3's counterexample does not reproduce (params {params:?}, indices {idx:?})"
-        ))),
-    }
-}
-
-pub(crate) fn get(idx: &Vals, k: &str) -> PResult<i64> {
-    idx.get(k)
-        .copied()
-        .ok_or_else(|| ProveError::internal(format!("no value for {k} in the model")))
-}
-
-/// A witness at index `i` of a concrete function.
-pub fn witness(name: &str, f: &Concrete, i: i64) -> PResult<Witness> {
-    Ok(Witness {
-        name: name.into(),
-        index: i,
-        coord: f.coord(i),
-        value: show_point(&f.eval(i)?),
-    })
-}
-
-fn refuted_without_witness(summary: String) -> Verdict {
-    Verdict::Refuted(Counterexample {
-        params: vec![],
-        witnesses: vec![],
-        summary,
-    })
-}
-
-/// Proves or refutes a well-formed property. A refutation gives every parameter of the
-/// property a value (an admitted one where the refutation holds for all of them).
-pub fn prove(p: &Property, ctx: &Ctx) -> PResult<Verdict> {
-    let mut v = prove_any(p, ctx)?;
-    if let Verdict::Refuted(c) = &mut v {
-        for n in &ctx.params {
-            if !c.params.iter().any(|(k, _)| k == n) {
-                c.params.push((n.clone(), admitted(&ctx.facts, n)?));
-            }
-        }
-        c.params.sort();
-    }
-    Ok(v)
-}
-
-fn prove_any(p: &Property, ctx: &Ctx) -> PResult<Verdict> {
-    match p {
-        Property::Injective(f) => injective(ctx, f),
-        Property::InBounds(f, n) => in_bounds(ctx, f, n),
-        Property::Bijective(f) => {
-            let v = injective(ctx, f)?;
-            if v != Verdict::Proved {
-                return Ok(v);
-            }
-            // Injective into [0, size) with size elements: onto, by pigeonhole.
-            in_bounds(ctx, f, &f.size()?)
-        }
-        Property::Surjective(f, n) => coverage::surjective(ctx, f, n.as_ref()),
-        Property::Equal(a, b) => equal(ctx, a, b),
-        Property::Compatible(a, b) => Ok(match shape::compatible(a, b)? {
-            true => Verdict::Proved,
-            false => refuted_without_witness(format!("{a} does not coarsen {b}")),
-        }),
-        Property::LeftInverseValid(l, r) => inverse(ctx, l, r, "R(L(x))"),
-        Property::RightInverseValid(l, r) => inverse(ctx, r, l, "L(R(x))"),
-        Property::ComplementValid(a, c, n) => coverage::complement_valid(ctx, a, c, n.as_ref()),
-        Property::CompositionValid(a, b, r) => composition_valid(ctx, a, b, r),
-        Property::Contiguous(f) => contiguous(ctx, f),
-        Property::Vectorizable(f, v) => vectorizable(ctx, f, *v),
-        Property::BankConflictFree(b) => bank::prove_conflict_free(b, &ctx.deadline),
-        Property::ConflictDegree(b, cmp, n) => bank::degree_verdict(b, *cmp, *n, &ctx.deadline),
-    }
-}
 
 pub(crate) fn injective(ctx: &Ctx, f: &Func) -> PResult<Verdict> {
     let e = f.lower()?;
@@ -257,7 +79,7 @@ pub(crate) fn in_bounds(ctx: &Ctx, f: &Func, bound: &SymInt) -> PResult<Verdict>
     })
 }
 
-fn equal(ctx: &Ctx, a: &Func, b: &Func) -> PResult<Verdict> {
+pub(crate) fn equal(ctx: &Ctx, a: &Func, b: &Func) -> PResult<Verdict> {
     let (sa, sb) = (a.size()?, b.size()?);
     if sa != sb {
         // Sizes as functions of the parameters: find parameters where they differ.
@@ -311,7 +133,7 @@ fn equal(ctx: &Ctx, a: &Func, b: &Func) -> PResult<Verdict> {
 }
 
 /// `outer(inner(x)) == x` for `x < size(inner)`.
-fn inverse(ctx: &Ctx, inner: &Func, outer: &Func, what: &str) -> PResult<Verdict> {
+pub(crate) fn inverse(ctx: &Ctx, inner: &Func, outer: &Func, what: &str) -> PResult<Verdict> {
     let (ei, eo) = (inner.lower()?, outer.lower()?);
     let size = inner.size()?;
     let r = below(&ctx.facts, &size);
@@ -362,7 +184,7 @@ fn inverse(ctx: &Ctx, inner: &Func, outer: &Func, what: &str) -> PResult<Verdict
     })
 }
 
-fn composition_valid(ctx: &Ctx, a: &Func, b: &Func, r: &Func) -> PResult<Verdict> {
+pub(crate) fn composition_valid(ctx: &Ctx, a: &Func, b: &Func, r: &Func) -> PResult<Verdict> {
     if !shape::compatible(b.shape(), r.shape())? {
         return Ok(refuted_without_witness(format!(
             "shape {} of B does not coarsen shape {} of R",
@@ -423,7 +245,7 @@ fn composition_valid(ctx: &Ctx, a: &Func, b: &Func, r: &Func) -> PResult<Verdict
     })
 }
 
-fn contiguous(ctx: &Ctx, f: &Func) -> PResult<Verdict> {
+pub(crate) fn contiguous(ctx: &Ctx, f: &Func) -> PResult<Verdict> {
     let e = f.lower()?;
     let size = f.size()?;
     let r = below(&ctx.facts, &size);
@@ -459,7 +281,7 @@ fn contiguous(ctx: &Ctx, f: &Func) -> PResult<Verdict> {
     })
 }
 
-fn vectorizable(ctx: &Ctx, f: &Func, v: i64) -> PResult<Verdict> {
+pub(crate) fn vectorizable(ctx: &Ctx, f: &Func, v: i64) -> PResult<Verdict> {
     let size = f.size()?;
     match SymInt::lit(v).divides(&size) {
         Ok(true) => {}
@@ -539,51 +361,4 @@ fn vectorizable(ctx: &Ctx, f: &Func, v: i64) -> PResult<Verdict> {
             summary: why,
         }))
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A model whose parameter values break a fact is an internal error, never a report,
-    /// even when the property's own re-check would accept it.
-    #[test]
-    fn a_counterexample_outside_the_facts_is_an_internal_error() {
-        crate::deadline::in_own_context(|| {
-            let mut loose = Facts::default();
-            loose.declare("M").unwrap();
-            let loose = Arc::new(loose);
-            let mut tight = Facts::default();
-            tight.declare("M where 8 <= M <= 64").unwrap();
-            let m = SymInt::param("M", &loose);
-            let scope = Scope {
-                syms: vec![&m],
-                ..Scope::default()
-            };
-            let mut q = Query::new(loose.clone(), &scope, Deadline::none()).unwrap();
-            let t = q.sym(&m).unwrap();
-            q.assert(&t.eq(&q.konst(100)).unwrap());
-            let ctx = Ctx {
-                facts: Arc::new(tight),
-                params: BTreeSet::from(["M".to_string()]),
-                deadline: Deadline::none(),
-            };
-            let accept = |_: &Vals, _: &Vals| {
-                Ok(Some(Counterexample {
-                    params: vec![],
-                    witnesses: vec![],
-                    summary: "accepted".into(),
-                }))
-            };
-            match finish(&ctx, &q, accept) {
-                Err(ProveError::Internal(m)) => {
-                    assert!(m.contains("violates the facts: M = 100, but 8 <= M <= 64"), "{m}")
-                }
-                other => panic!("{other:?}"),
-            }
-            // The same model under the loose facts is reported.
-            let ctx = Ctx { facts: loose, ..ctx };
-            assert!(matches!(finish(&ctx, &q, accept), Ok(Verdict::Refuted(_))));
-        });
-    }
 }

@@ -6,7 +6,8 @@
 //! quantifier is expanded into a conjunction on small domains, decided by enumerating the
 //! lowered expressions on bounded ones ([`crate::enumerate`]), and left to z3 on the rest.
 
-use crate::checks::{Ctx, RECHECK_LIMIT, Vals, below, confirm, finish, get, in_bounds, injective, past_end};
+use crate::checks::{in_bounds, injective};
+use crate::context::{Ctx, RECHECK_LIMIT, Vals, below, confirm, finish, get, past_end};
 use crate::encode::{Sides, Term};
 use crate::enumerate;
 use crate::error::{PResult, ProveError};

@@ -6,8 +6,7 @@
 //!
 //! Z3's quantifier solver gets the rest (unbounded parameters, larger domains).
 
-use crate::brute::valuations;
-use crate::checks::Ctx;
+use crate::context::{Ctx, valuations};
 use crate::error::{PResult, ProveError};
 use std::collections::{BTreeSet, HashMap};
 use tessera_ir::index::{IndexExpr, Var};

@@ -16,21 +16,27 @@
 //! assert!(matches!(v, Verdict::Refuted(_)), "{v}");
 //! ```
 
-pub mod bank;
-pub mod brute;
-pub mod checks;
+mod bank;
+mod brute;
+mod checks;
+mod context;
 mod coverage;
-pub mod deadline;
-pub mod encode;
-pub mod enumerate;
-pub mod error;
-pub mod func;
-pub mod property;
-pub mod query;
-pub mod verdict;
-pub mod width;
+mod deadline;
+mod encode;
+mod enumerate;
+mod error;
+mod func;
+mod property;
+mod prove;
+mod query;
+mod verdict;
+mod width;
 
+pub use bank::{Analysis, Bank, Cmp, analyze, analyze_by};
+pub use brute::{DEFAULT_WORK, brute};
+pub use deadline::Deadline;
 pub use error::ProveError;
-pub use func::{Concrete, Func};
-pub use property::{Options, Property, prove, validate};
+pub use func::{Concrete, Func, Point};
+pub use property::{Property, facts, params, validate};
+pub use prove::{Options, prove};
 pub use verdict::{Counterexample, Verdict, Witness};

@@ -7,12 +7,9 @@
 //! before the counterexample is reported; `unknown` carries z3's reason.
 
 use crate::bank::{self, Bank, Cmp};
-use crate::checks::{self, Ctx};
-use crate::deadline::{Deadline, in_own_context};
 use crate::error::{PResult, ProveError};
 use crate::func::{Func, params_of};
 use crate::query::facts_of;
-use crate::verdict::Verdict;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use tessera_ir::sym::{Facts, SymInt};
@@ -54,14 +51,6 @@ pub enum Property {
     BankConflictFree(Bank),
     /// The worst phase's wavefront count compared with a number.
     ConflictDegree(Bank, Cmp, i64),
-}
-
-/// Options of a proof.
-#[derive(Clone, Debug, Default)]
-pub struct Options {
-    /// The time limit of the whole assertion (every z3 query, enumeration and re-check), in
-    /// milliseconds; past it the verdict is `unknown: timeout`. `None`: no limit.
-    pub timeout_ms: Option<u64>,
 }
 
 impl Property {
@@ -164,19 +153,4 @@ pub fn validate(p: &Property) -> PResult<()> {
         Property::BankConflictFree(b) | Property::ConflictDegree(b, ..) => bank::validate(b),
         Property::Injective(_) | Property::Equal(..) | Property::Compatible(..) => Ok(()),
     }
-}
-
-/// Proves or refutes a property with z3, within `opts.timeout_ms` for the whole assertion.
-pub fn prove(p: &Property, opts: &Options) -> Verdict {
-    in_own_context(|| {
-        let ctx = Ctx {
-            facts: facts(p),
-            params: params(p),
-            deadline: Deadline::after_ms(opts.timeout_ms),
-        };
-        match validate(p).and_then(|()| checks::prove(p, &ctx)) {
-            Ok(v) => v,
-            Err(e) => Verdict::from_error(e),
-        }
-    })
 }

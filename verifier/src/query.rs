@@ -165,11 +165,6 @@ impl Query {
         self.mode
     }
 
-    /// The parameters the query encodes.
-    pub fn used(&self) -> &BTreeSet<String> {
-        &self.used
-    }
-
     /// A constant term.
     pub fn konst(&self, v: i64) -> Term {
         Term::konst(self.mode, v)

@@ -3,7 +3,7 @@
 mod common;
 
 use common::Text;
-use tessera_verifier::bank::{Bank, analyze};
+use tessera_verifier::{Bank, analyze};
 use tessera_verifier::{Options, Property, Verdict, prove};
 
 fn bank(smem: &str, tv: &str, elem: i64, access: i64) -> Bank {

@@ -9,9 +9,9 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 use tessera_ir::Int;
 use tessera_ir::sym::SymInt;
-use tessera_verifier::bank::{Bank, Cmp, analyze};
-use tessera_verifier::brute::{DEFAULT_WORK, brute};
-use tessera_verifier::property::facts;
+use tessera_verifier::facts;
+use tessera_verifier::{Bank, Cmp, analyze};
+use tessera_verifier::{DEFAULT_WORK, brute};
 use tessera_verifier::{Func, Options, Property, Verdict, prove};
 
 fn session(params: &[&str]) -> Text {

@@ -5,7 +5,7 @@ use proptest::prelude::*;
 mod common;
 
 use common::Text;
-use tessera_verifier::brute::{DEFAULT_WORK, brute};
+use tessera_verifier::{DEFAULT_WORK, brute};
 use tessera_verifier::{Func, Options, Property, Verdict, prove};
 
 fn leaf() -> impl Strategy<Value = String> {

@@ -15,10 +15,10 @@ use std::collections::{BTreeMap, HashMap};
 use std::time::Instant;
 use tessera_ir::algebra::{coalesce, coalesce_z};
 use tessera_ir::{Int, Layout, parse_layout};
-use tessera_verifier::bank::{Bank, Cmp};
-use tessera_verifier::brute::{DEFAULT_WORK, brute};
-use tessera_verifier::property::{facts, params};
+use tessera_verifier::{Bank, Cmp};
+use tessera_verifier::{DEFAULT_WORK, brute};
 use tessera_verifier::{Func, Options, Property, Verdict, prove};
+use tessera_verifier::{facts, params};
 
 const PARAMS: [&str; 4] = [
     "A where -3 <= A <= 3",

@@ -7,7 +7,7 @@ use tessera_ir::algebra::{Tiler, coalesce, complement, composition_tiler, left_i
 use tessera_ir::sym::{Facts, SymInt};
 use tessera_ir::text::read::{Read, read};
 use tessera_ir::{ComposedLayout, HTuple, Int, Layout};
-use tessera_verifier::bank::Bank;
+use tessera_verifier::Bank;
 use tessera_verifier::{Func, Property};
 
 /// The text format over declared parameters: the verifier's tests build their functions from
