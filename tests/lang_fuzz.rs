@@ -159,7 +159,7 @@ fn eval_twice(
         .spawn(move || {
             let r = eval_str(&s);
             // Literals read straight into values mean what the general productions read.
-            let general = tessera::ir::text::parser::parse_expr_without_literals(&s)
+            let general = tessera::ir::text::parse_expr_without_literals(&s)
                 .map_err(Error::Parse)
                 .and_then(|e| eval_expr::<i64>(&e, &Env::new(), &s))
                 .and_then(|v| v.check_depth())

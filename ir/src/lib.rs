@@ -13,24 +13,25 @@
 //! assert_eq!(composition(&a, &b).unwrap().to_string(), "((2,2),3):((24,2),8)");
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod algebra;
-pub mod error;
-pub mod htuple;
+mod error;
+mod htuple;
 pub mod index;
-pub mod int;
-pub mod layout;
+mod int;
+mod layout;
 pub mod shape;
-pub mod stride;
-pub mod swizzle;
+mod stride;
+mod swizzle;
 pub mod sym;
 pub mod text;
 pub mod view;
 
 pub use error::{Error, ParseError, Result};
-pub use htuple::{HTuple, Profile};
+pub use htuple::{HTuple, Leaves, Profile};
 pub use int::Int;
 pub use layout::Layout;
-pub use stride::{Basis, Codomain, Stride};
+pub use stride::{Basis, Codomain, Path, Stride};
 pub use swizzle::{ComposedLayout, Swizzle};
 pub use text::{parse_int_tuple, parse_layout};
-pub use view::{MemoryOrder, Tensor, TensorView, TensorViewMut, ViewError};

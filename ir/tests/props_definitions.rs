@@ -21,8 +21,8 @@ use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use tessera_ir::algebra::*;
 use tessera_ir::shape::compatible;
-use tessera_ir::view::local::{Threads, local_partition, local_tile};
 use tessera_ir::view::unswizzled;
+use tessera_ir::view::{Threads, local_partition, local_tile};
 use tessera_ir::{HTuple, Layout};
 
 type L = Layout<i64>;

@@ -2,14 +2,14 @@
 //!
 //! A chain `a op b op c ...` is evaluated left to right by a loop. A run of coordinate strides
 //! added one after another (`1@0+1@1+...+1@4095`) accumulates in a
-//! [`StrideSum`](tessera_ir::text::number::StrideSum), the text format's own.
+//! [`StrideSum`](tessera_ir::text::StrideSum), the text format's own.
 
 use super::{Env, Value, at_col, eval_expr};
-use tessera_ir::error::{Error, Result};
-use tessera_ir::int::Int;
-use tessera_ir::stride::Stride;
-use tessera_ir::text::number::{StrideSum, int_op};
+use tessera_ir::Int;
+use tessera_ir::Stride;
 use tessera_ir::text::{ArithStep, BinOp, Expr};
+use tessera_ir::text::{StrideSum, int_op};
+use tessera_ir::{Error, Result};
 
 /// Evaluates `first op1 rhs1 op2 rhs2 ...`, left-associative.
 pub(super) fn chain<I: Int>(first: &Expr, steps: &[ArithStep], env: &Env<I>, src: &str) -> Result<Value<I>> {

@@ -19,21 +19,21 @@ mod value;
 pub use value::Value;
 
 use std::collections::HashMap;
-use tessera_ir::error::{Error, ParseError, Result};
-use tessera_ir::htuple::HTuple;
-use tessera_ir::int::Int;
-use tessera_ir::layout::Layout;
-use tessera_ir::stride::Stride;
-use tessera_ir::swizzle::{ComposedLayout, Swizzle};
-use tessera_ir::text::literal::Literal;
+use tessera_ir::HTuple;
+use tessera_ir::Int;
+use tessera_ir::Layout;
+use tessera_ir::Stride;
+use tessera_ir::text::Literal;
 use tessera_ir::text::{BinOp, Expr, ExprKind, SuffixOp, parse_expr};
+use tessera_ir::{ComposedLayout, Swizzle};
+use tessera_ir::{Error, ParseError, Result};
 
 pub use builtins::is_reserved;
 
 /// Declares parameters with facts (`M, N where M % 128 == 0`) in `facts`, returning their
 /// names; a built-in name cannot be a parameter.
 pub fn declare(facts: &mut tessera_ir::sym::Facts, src: &str) -> Result<Vec<String>> {
-    let d = tessera_ir::text::facts::parse_declaration(src)?;
+    let d = tessera_ir::text::parse_declaration(src)?;
     if let Some(n) = d.names.iter().find(|n| is_reserved(&n.name)) {
         return Err(at_col(
             src,
@@ -391,7 +391,7 @@ fn eval_layout<I: Int>(s: &Expr, d: &Expr, env: &Env<I>, src: &str) -> Result<Va
         .to_stride_tuple()
         .map_err(|err| at(src, d, err.to_string()))?;
     Ok(Value::Layout(
-        tessera_ir::text::literal::make_layout(shape, stride).map_err(|err| at(src, d, err.to_string()))?,
+        tessera_ir::text::make_layout(shape, stride).map_err(|err| at(src, d, err.to_string()))?,
     ))
 }
 
@@ -486,7 +486,7 @@ pub(crate) fn eval_at<I: Int>(f: &Value<I>, crd: &Value<I>) -> Result<Value<I>> 
     match f {
         Value::Layout(l) => {
             let v = l.eval(&crd.to_coord()?)?;
-            if l.codomain()? == tessera_ir::stride::Codomain::Coord {
+            if l.codomain()? == tessera_ir::Codomain::Coord {
                 return Ok(Value::from_int_tuple(&dense_coord(l, &v)?));
             }
             Ok(Value::from_codomain(v))

@@ -1,13 +1,13 @@
 //! Values of the expression language and their conversions.
 
 use std::fmt;
+use tessera_ir::HTuple;
+use tessera_ir::Int;
+use tessera_ir::Layout;
+use tessera_ir::Stride;
 use tessera_ir::algebra::Tiler;
-use tessera_ir::error::{Error, Result};
-use tessera_ir::htuple::HTuple;
-use tessera_ir::int::Int;
-use tessera_ir::layout::Layout;
-use tessera_ir::stride::Stride;
-use tessera_ir::swizzle::{ComposedLayout, Swizzle};
+use tessera_ir::{ComposedLayout, Swizzle};
+use tessera_ir::{Error, Result};
 
 /// A value of the expression language.
 #[derive(Clone, Debug, PartialEq)]

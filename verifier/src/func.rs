@@ -6,7 +6,7 @@ use std::sync::Arc;
 use tessera_ir::algebra::coalesce_z;
 use tessera_ir::index::{IndexExpr, lower_composed, lower_index};
 use tessera_ir::sym::{Atom, Facts, Poly, SymInt};
-use tessera_ir::text::read::{Read, read};
+use tessera_ir::text::{Read, read};
 use tessera_ir::{Codomain, ComposedLayout, Error, HTuple, Layout, Result, Stride};
 
 /// A layout-like function of a linear index.

@@ -5,17 +5,17 @@
 
 mod axes;
 mod by_mode;
-pub mod coalesce;
-pub mod complement;
-pub mod composition;
-pub mod construct;
-pub mod divide;
-pub mod inverse;
-pub mod layout_add;
-pub mod nullspace;
-pub mod product;
-pub mod recast;
-pub mod tiler;
+mod coalesce;
+mod complement;
+mod composition;
+mod construct;
+mod divide;
+mod inverse;
+mod layout_add;
+mod nullspace;
+mod product;
+mod recast;
+mod tiler;
 
 pub use coalesce::{coalesce, coalesce_by, coalesce_z, coalesce_z_by, filter};
 pub use complement::complement;

@@ -23,13 +23,14 @@
 //! assert!(m.less(&SymInt::lit(128)).unwrap() == false);
 //! ```
 
-pub mod declaration;
+mod declaration;
 mod division;
 mod facts;
 mod interval;
 mod poly;
 mod rational;
 
+pub use declaration::{Cmp, Declaration, Fact, Name, Operand};
 pub use facts::{Facts, ParamFacts};
 pub use interval::Interval;
 pub use poly::{Atom, Poly};

@@ -6,7 +6,7 @@
 //! [`crate::sym::Facts`]'s business; this module only reads them, with columns.
 //!
 //! ```
-//! use tessera_ir::text::facts::{parse_declaration, Fact};
+//! use tessera_ir::{sym::Fact, text::parse_declaration};
 //! let d = parse_declaration("M, N where M % 128 == 0, 1 <= N <= 4096").unwrap();
 //! assert_eq!(d.names.iter().map(|n| n.name.as_str()).collect::<Vec<_>>(), ["M", "N"]);
 //! assert!(matches!(d.facts[0], Fact::Modulus { k: 128, .. }));
@@ -16,7 +16,7 @@
 use super::lexer::{Tok, Token, lex};
 use crate::error::{Error, ParseError, Result};
 use crate::sym::Facts;
-pub use crate::sym::declaration::{Cmp, Declaration, Fact, Name, Operand};
+use crate::sym::{Cmp, Declaration, Fact, Name, Operand};
 
 impl Facts {
     /// Declares parameters with facts: `M, N where M % 128 == 0, 1 <= N <= 4096`, returning

@@ -9,7 +9,7 @@
 //! `tests` in this module and the parser's fuzz test compare the two readings.
 //!
 //! ```
-//! use tessera_ir::text::literal::{scan, Literal};
+//! use tessera_ir::text::{scan, Literal};
 //! let (lit, end) = scan("((2,2),3):((24,2),8) o x", 0).unwrap();
 //! assert_eq!(end, 21);
 //! match lit {

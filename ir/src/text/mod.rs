@@ -2,14 +2,20 @@
 //!
 //! Values print in the same canonical form they parse from, so output pastes back as input.
 
-pub mod ast;
-pub mod facts;
-pub mod lexer;
-pub mod literal;
-pub mod number;
-pub mod parser;
-pub mod read;
+mod ast;
+mod facts;
+mod lexer;
+mod literal;
+mod number;
+mod parser;
+mod read;
 
 pub use ast::{ArithStep, BinOp, Expr, ExprKind, SliceItem, Suffix, SuffixOp};
-pub use parser::{MAX_DEPTH, MAX_SOURCE_LEN, MAX_TUPLE, parse_expr, parse_expr_list};
-pub use read::{parse_int_tuple, parse_layout};
+pub use facts::parse_declaration;
+pub use lexer::{I64_MIN_MAGNITUDE, Tok, Token, lex};
+pub use literal::{Literal, make_layout, scan, scan_nested};
+pub use number::{StrideSum, int_op};
+pub use parser::{
+    MAX_DEPTH, MAX_SOURCE_LEN, MAX_TUPLE, parse_expr, parse_expr_list, parse_expr_without_literals,
+};
+pub use read::{Read, parse_int_tuple, parse_layout, read};

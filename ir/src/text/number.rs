@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 /// quotient), `%` is the floor remainder.
 ///
 /// ```
-/// use tessera_ir::text::{BinOp, number::int_op};
+/// use tessera_ir::text::{BinOp, int_op};
 /// assert_eq!(int_op(BinOp::Div, &12i64, &4).unwrap(), 3);
 /// assert!(int_op(BinOp::Div, &13i64, &4).unwrap_err().to_string().contains("fdiv"));
 /// assert_eq!(int_op(BinOp::Mod, &-1i64, &4).unwrap(), 3);
@@ -40,7 +40,7 @@ pub fn int_op<I: Int>(op: BinOp, a: &I, b: &I) -> Result<I> {
 /// (overflow of a coefficient, overlapping coordinates), is the one the term-by-term sum gives.
 ///
 /// ```
-/// use tessera_ir::{Stride, text::{BinOp, number::StrideSum}};
+/// use tessera_ir::{Stride, text::{BinOp, StrideSum}};
 /// let mut s = StrideSum::new(&Stride::<i64>::basis(3, &[0])).unwrap();
 /// s.add(BinOp::Add, &Stride::basis(5, &[1])).unwrap();
 /// assert_eq!(s.finish().unwrap().to_string(), "3@0+5@1");

@@ -18,7 +18,7 @@
 //!
 //! ```
 //! use tessera_ir::{parse_layout, parse_int_tuple, HTuple, algebra::Tiler};
-//! use tessera_ir::view::{self, local::{local_tile, local_partition, Threads}};
+//! use tessera_ir::view::{self, local_tile, local_partition, Threads};
 //! let a = view::unswizzled(0, parse_layout("(6,8):(1,6)").unwrap());
 //! let tiler = Tiler::from_shape(&parse_int_tuple("(2,2)").unwrap());
 //! let t = local_tile(&a, &tiler, &parse_int_tuple("(0,0)").unwrap()).unwrap();

@@ -35,15 +35,15 @@
 
 mod borrowed;
 mod copy;
-pub mod error;
+mod error;
 mod geometry;
 mod leaves;
-pub mod local;
-pub mod ops;
+mod local;
+mod ops;
 mod order;
-pub mod print;
+mod print;
 mod range;
-pub mod slicing;
+mod slicing;
 mod tensor;
 
 pub use borrowed::{TensorView, TensorViewMut};
@@ -52,7 +52,7 @@ pub use error::{ViewError, ViewResult};
 pub use geometry::compact_layout;
 pub use leaves::{dims, unswizzled};
 pub use local::{Threads, local_partition, local_tile};
-pub use ops::{broadcast, diagonal, narrow, permute, select};
+pub use ops::{broadcast, diagonal, narrow, permute, select, strides};
 pub use order::MemoryOrder;
 pub use print::{Printable, format_table, format_tensor, print_table, print_tensor};
 pub use range::FIT_LIMIT;

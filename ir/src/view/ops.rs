@@ -17,14 +17,14 @@
 //! `(4):(1)`, a rank-0 result is `():()`).
 //!
 //! ```
-//! use tessera_ir::view::{self, ops};
+//! use tessera_ir::view;
 //! use tessera_ir::parse_layout;
 //! let v = view::unswizzled(0, parse_layout("(3,4,10):(1,3,12)").unwrap());
-//! let mat = ops::select(&v, 2, 5).unwrap();
+//! let mat = view::select(&v, 2, 5).unwrap();
 //! assert_eq!(mat.to_string(), "60 o (3,4):(1,3)");
-//! let sub = ops::narrow(&view::unswizzled(0, parse_layout("(3,10):(1,3)").unwrap()), 1, 2, 3).unwrap();
+//! let sub = view::narrow(&view::unswizzled(0, parse_layout("(3,10):(1,3)").unwrap()), 1, 2, 3).unwrap();
 //! assert_eq!(sub.to_string(), "6 o (3,3):(1,3)");
-//! assert_eq!(ops::permute(&sub, &[1, 0]).unwrap().to_string(), "6 o (3,3):(3,1)");
+//! assert_eq!(view::permute(&sub, &[1, 0]).unwrap().to_string(), "6 o (3,3):(3,1)");
 //! ```
 
 use super::error::{ViewError, ViewResult, to_i64, to_usize};
@@ -39,7 +39,7 @@ use smallvec::SmallVec;
 /// (a size-1 mode has stride 0); `None` otherwise, and for non-integer strides.
 ///
 /// ```
-/// use tessera_ir::{parse_layout, view::ops::strides};
+/// use tessera_ir::{parse_layout, view::strides};
 /// assert_eq!(strides(&parse_layout("(4,(2,3)):(3,(1,2))").unwrap()), Some(vec![3, 1]));
 /// assert_eq!(strides(&parse_layout("(4,(2,3)):(3,(1,8))").unwrap()), None);
 /// ```
@@ -77,9 +77,9 @@ fn axis_check(axis: usize, ndim: usize) -> ViewResult<()> {
 /// when `index >= dims[dim]`.
 ///
 /// ```
-/// use tessera_ir::{parse_layout, view::{self, ops}};
+/// use tessera_ir::{parse_layout, view};
 /// let v = view::unswizzled(0, parse_layout("(4,4):(4,1)").unwrap());
-/// assert_eq!(ops::select(&v, 0, 2).unwrap().to_string(), "8 o (4):(1)");
+/// assert_eq!(view::select(&v, 0, 2).unwrap().to_string(), "8 o (4):(1)");
 /// ```
 pub fn select(v: &ComposedLayout<i64>, dim: usize, index: usize) -> ViewResult<ComposedLayout<i64>> {
     let mut modes = checked_modes(v)?;
@@ -109,10 +109,10 @@ pub fn select(v: &ComposedLayout<i64>, dim: usize, index: usize) -> ViewResult<C
 /// `start + len > dims[dim]`, [`ViewError::EmptyView`] when `len == 0`.
 ///
 /// ```
-/// use tessera_ir::{parse_layout, view::{self, ops}};
+/// use tessera_ir::{parse_layout, view};
 /// let v = view::unswizzled(0, parse_layout("(3,(2,5)):(1,(3,6))").unwrap());
 /// // Columns 2..8 of the hierarchical mode (2,5):(3,6), which is 10:3 coalesced.
-/// assert_eq!(ops::narrow(&v, 1, 2, 6).unwrap().to_string(), "6 o (3,6):(1,3)");
+/// assert_eq!(view::narrow(&v, 1, 2, 6).unwrap().to_string(), "6 o (3,6):(1,3)");
 /// ```
 pub fn narrow(
     v: &ComposedLayout<i64>,
@@ -169,9 +169,9 @@ pub fn permute(v: &ComposedLayout<i64>, perm: &[usize]) -> ViewResult<ComposedLa
 /// dimension is neither equal to its target nor 1, or when a target size is 0.
 ///
 /// ```
-/// use tessera_ir::{parse_layout, view::{self, ops}};
+/// use tessera_ir::{parse_layout, view};
 /// let v = view::unswizzled(0, parse_layout("(1,4):(0,1)").unwrap());
-/// assert_eq!(ops::broadcast(&v, &[2, 3, 4]).unwrap().to_string(), "0 o (2,3,4):(0,0,1)");
+/// assert_eq!(view::broadcast(&v, &[2, 3, 4]).unwrap().to_string(), "0 o (2,3,4):(0,0,1)");
 /// ```
 pub fn broadcast(v: &ComposedLayout<i64>, target: &[usize]) -> ViewResult<ComposedLayout<i64>> {
     let modes = checked_modes(v)?;
@@ -225,9 +225,9 @@ pub fn broadcast(v: &ComposedLayout<i64>, target: &[usize]) -> ViewResult<Compos
 /// twice, [`ViewError::DiagonalSizeMismatch`] when the paired sizes differ.
 ///
 /// ```
-/// use tessera_ir::{parse_layout, view::{self, ops}};
+/// use tessera_ir::{parse_layout, view};
 /// let v = view::unswizzled(0, parse_layout("(4,3,4):(1,4,12)").unwrap());
-/// assert_eq!(ops::diagonal(&v, &[(0, 2)]).unwrap().to_string(), "0 o (4,3):(13,4)");
+/// assert_eq!(view::diagonal(&v, &[(0, 2)]).unwrap().to_string(), "0 o (4,3):(13,4)");
 /// ```
 pub fn diagonal(v: &ComposedLayout<i64>, axes: &[(usize, usize)]) -> ViewResult<ComposedLayout<i64>> {
     let modes = checked_modes(v)?;

@@ -15,7 +15,7 @@
 //! view prints its elements.
 //!
 //! ```
-//! use tessera_ir::{parse_layout, view::print::{format_table, format_tensor}};
+//! use tessera_ir::{parse_layout, view::{format_table, format_tensor}};
 //! let l = parse_layout("(2,3):(3,1)").unwrap();
 //! assert_eq!(format_tensor(&l, true).unwrap(), "(2,3):(3,1):\n 0 1 2\n 3 4 5\n");
 //! assert_eq!(format_table(&l, true).unwrap(), "\

@@ -11,11 +11,11 @@
 //! exceed `dims[d]`.
 //!
 //! ```
-//! use tessera_ir::{parse_layout, view::{self, SliceArg, slicing}};
+//! use tessera_ir::{parse_layout, view::{self, SliceArg}};
 //! let v = view::unswizzled(0, parse_layout("(4,4):(4,1)").unwrap());
-//! let s = slicing::slice(&v, &[SliceArg::from(2..4), SliceArg::range(None, None, Some(-1))]).unwrap();
+//! let s = view::slice(&v, &[SliceArg::from(2..4), SliceArg::range(None, None, Some(-1))]).unwrap();
 //! assert_eq!(s.to_string(), "11 o (2,4):(4,-1)");
-//! let rows = slicing::tile_view(&v, &[2.into(), 0.into()], Some(&[2, 4])).unwrap();
+//! let rows = view::tile_view(&v, &[2.into(), 0.into()], Some(&[2, 4])).unwrap();
 //! assert_eq!(rows.to_string(), "8 o (2,4):(4,1)");
 //! ```
 

@@ -3,13 +3,13 @@
 
 use super::Call;
 use crate::lang::{Env, Value, at, eval_expr};
+use tessera_ir::ComposedLayout;
+use tessera_ir::HTuple;
+use tessera_ir::Int;
+use tessera_ir::Layout;
+use tessera_ir::Result;
+use tessera_ir::Stride;
 use tessera_ir::algebra::{self as alg, Tiler};
-use tessera_ir::error::Result;
-use tessera_ir::htuple::HTuple;
-use tessera_ir::int::Int;
-use tessera_ir::layout::Layout;
-use tessera_ir::stride::Stride;
-use tessera_ir::swizzle::ComposedLayout;
 use tessera_ir::text::{BinOp, Expr, ExprKind};
 
 /// A layout-like argument: a layout, a bare shape, or a composed layout.

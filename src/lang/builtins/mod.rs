@@ -24,9 +24,9 @@ use self::views as view_fns;
 use super::{Env, Value, at};
 use std::collections::HashMap;
 use std::sync::LazyLock;
-use tessera_ir::error::{Error, Result};
-use tessera_ir::int::Int;
+use tessera_ir::Int;
 use tessera_ir::text::Expr;
+use tessera_ir::{Error, Result};
 
 /// What a built-in works on, for the help text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -3,12 +3,12 @@
 use super::Call;
 use super::algebra::{LayoutArg, stride_tuple_value};
 use crate::lang::{Value, eval_at};
-use tessera_ir::error::Result;
-use tessera_ir::htuple::HTuple;
-use tessera_ir::int::Int;
-use tessera_ir::layout::Layout;
+use tessera_ir::HTuple;
+use tessera_ir::Int;
+use tessera_ir::Layout;
+use tessera_ir::Result;
+use tessera_ir::Stride;
 use tessera_ir::shape;
-use tessera_ir::stride::Stride;
 
 pub(super) fn select<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
     if c.len() == 3 {

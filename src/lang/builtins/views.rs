@@ -18,13 +18,13 @@
 
 use super::Call;
 use crate::lang::{Env, Value, eval_expr};
-use tessera_ir::error::{Error, Result};
-use tessera_ir::int::Int;
-use tessera_ir::layout::Layout;
-use tessera_ir::stride::Stride;
-use tessera_ir::swizzle::ComposedLayout;
+use tessera_ir::ComposedLayout;
+use tessera_ir::Int;
+use tessera_ir::Layout;
+use tessera_ir::Stride;
 use tessera_ir::text::{Expr, SliceItem};
 use tessera_ir::view::{self, SliceArg, Threads, ViewError, ViewResult};
+use tessera_ir::{Error, Result};
 
 /// A constant of the expression.
 fn konst<I: Int>(v: &I) -> Result<i64> {

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use tessera_ir::algebra::{Tiler, coalesce, complement, composition_tiler, left_inverse, right_inverse};
 use tessera_ir::sym::{Facts, SymInt};
-use tessera_ir::text::read::{Read, read};
+use tessera_ir::text::{Read, read};
 use tessera_ir::{ComposedLayout, HTuple, Int, Layout};
 use tessera_verifier::Bank;
 use tessera_verifier::{Func, Property};
