@@ -27,7 +27,7 @@ fn views(c: &mut Criterion) {
 
     let mut g = c.benchmark_group("views");
     g.sample_size(10);
-    g.throughput(Throughput::Bytes((N * N * std::mem::size_of::<f32>()) as u64));
+    g.throughput(Throughput::Bytes((N * N * size_of::<f32>()) as u64));
     g.bench_function("contiguous_rowmajor_transposed_4096", |b| {
         b.iter(|| black_box(tv.contiguous(MemoryOrder::RowMajor)))
     });

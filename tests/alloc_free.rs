@@ -3,6 +3,8 @@
 //! allocation-free for small layouts). A counting global allocator sees every allocation of
 //! this test binary, which holds this one test only.
 
+#![allow(unsafe_code)] // a counting global allocator needs the allocator trait
+
 use serde_json::Value as Json;
 use std::alloc::{GlobalAlloc, Layout as AllocLayout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};

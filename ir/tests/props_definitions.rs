@@ -30,7 +30,7 @@ type L = Layout<i64>;
 fn cfg(cases: u32) -> ProptestConfig {
     ProptestConfig {
         max_global_rejects: u32::MAX,
-        ..common::scaled(cases)
+        ..scaled(cases)
     }
 }
 

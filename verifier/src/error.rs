@@ -3,7 +3,7 @@
 use tessera_ir::Error;
 
 /// The result type of the prover's internals.
-pub type PResult<T> = std::result::Result<T, ProveError>;
+pub type PResult<T> = Result<T, ProveError>;
 
 /// An answer other than proved or refuted, as it travels up from the query that met it.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -188,7 +188,7 @@ impl<'a> Parser<'a> {
     fn describe(t: &Tok) -> String {
         match t {
             Tok::Int(v) => format!("integer {v}"),
-            Tok::MinMagnitude => format!("integer {}", super::lexer::I64_MIN_MAGNITUDE),
+            Tok::MinMagnitude => format!("integer {}", lexer::I64_MIN_MAGNITUDE),
             Tok::Name(n) => format!("name '{n}'"),
             Tok::Compose => "'o'".into(),
             Tok::Underscore => "'_'".into(),
@@ -573,7 +573,7 @@ impl<'a> Parser<'a> {
             Tok::MinMagnitude => {
                 return self.err(format!(
                     "integer {} does not fit in i64 (only its negative does)",
-                    super::lexer::I64_MIN_MAGNITUDE
+                    lexer::I64_MIN_MAGNITUDE
                 ));
             }
             Tok::Underscore => {

@@ -16,7 +16,7 @@
 use crate::error::Error;
 
 /// The result type of the view API.
-pub type ViewResult<T> = std::result::Result<T, ViewError>;
+pub type ViewResult<T> = Result<T, ViewError>;
 
 /// An error of a tensor or view operation.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
