@@ -1,15 +1,8 @@
-//! `coalesce`, `coalesce_z` and `filter`: the simplest equivalent layout.
+//! `coalesce`, `coalesce_z`, their by-mode forms and `filter`: the simplest equivalent layout.
 //!
-//! Post-conditions (seed `004_*`): `size(R) == size(A)`, `depth(R) <= 1` (or per profile
-//! mode), and `R(i) == A(i)` for every `i` in `[0, size(A))`. `coalesce_z` keeps a trailing
-//! size-1 mode, so that `R(i) == A(i)` for *every* integer `i`, as the last mode absorbs
-//! indices past the size.
-//!
-//! ```
-//! use tessera_ir::{algebra::coalesce, parse_layout};
-//! let a = parse_layout("(2,(1,6)):(1,(6,2))").unwrap();
-//! assert_eq!(coalesce(&a).unwrap().to_string(), "12:1");
-//! ```
+//! Adjacent modes `(s_a, s_b):(d_a, d_b)` merge into `s_a*s_b:d_a` exactly when
+//! `s_a*d_a == d_b` (and, for `F2` strides, when the XOR of the two stays a sum); size-1 modes
+//! vanish. Each function states its contract on itself.
 
 use crate::error::{Error, Result};
 use crate::htuple::HTuple;
@@ -138,12 +131,71 @@ fn build<I: Int>(s: Flat<I>, d: Flat<Stride<I>>, drop_trailing_one: bool) -> Lay
 }
 
 /// Coalesces the whole layout to depth ≤ 1, dropping a trailing size-1 mode (C++ `coalesce`).
+///
+/// # Pre-conditions
+///
+/// None: every layout coalesces. The only error is an [`Error::Overflow`] when the product
+/// of two merged extents leaves `i64`; a symbolic equality that cannot be decided leaves the
+/// two modes unmerged (still exact).
+///
+/// # Post-conditions
+///
+/// * `size(R) == size(A)` and `depth(R) <= 1`;
+/// * `R(i) == A(i)` for every `i` in `[0, size(A))` (past the size they may differ: see
+///   [`coalesce_z`]);
+/// * nothing is left to merge: `coalesce(R) == R`.
+///
+/// # Example
+///
+/// ```
+/// use tessera_ir::{algebra::coalesce, parse_layout};
+/// let c = |s: &str| coalesce(&parse_layout(s).unwrap()).unwrap().to_string();
+/// assert_eq!(c("(2,(1,6)):(1,(6,2))"), "12:1");
+/// assert_eq!(c("(2,1,6,1):(1,7,8,0)"), "(2,6):(1,8)");
+/// assert_eq!(c("(2,4,6):(24,6,1)"), "(2,4,6):(24,6,1)");
+/// // F2 strides merge only where XOR and sum agree: 5 XOR 20 is 17, not 25.
+/// assert_eq!(c("(2,4):(F2(5),F2(10))"), "(2,4):(F2(5),F2(10))");
+/// assert_eq!(c("(4,8):(F2(2),F2(8))"), "32:F2(2)");
+/// // Merging 2^32 by 2^32 leaves i64: an error, not a wrapped extent.
+/// let big = parse_layout("(4294967296,4294967296):(1,4294967296)").unwrap();
+/// assert!(coalesce(&big).unwrap_err().to_string().starts_with("integer overflow"));
+/// ```
 pub fn coalesce<I: Int>(a: &Layout<I>) -> Result<Layout<I>> {
     let (s, d) = coalesce_z_flat(a.flat_shape(), a.flat_stride())?;
     Ok(build(s, d, true))
 }
 
 /// Coalesces the whole layout, keeping a trailing size-1 mode (`coalesce_z`).
+///
+/// The kept mode makes the result the same function as `A` on *every* integer, not only on
+/// `[0, size(A))`: the last mode of a layout absorbs the indices past its size.
+///
+/// # Pre-conditions
+///
+/// None, as for [`coalesce`]: the only error is an [`Error::Overflow`] of a merged extent.
+///
+/// # Post-conditions
+///
+/// * `size(R) == size(A)` and `depth(R) <= 1`;
+/// * `R(i) == A(i)` for every integer `i`, negative or past `size(A)` included;
+/// * [`coalesce`]`(A)` is `R` without its trailing size-1 mode, where `R` has one and more
+///   than one mode.
+///
+/// # Example
+///
+/// ```
+/// use tessera_ir::{algebra::{coalesce, coalesce_z}, parse_layout};
+/// let a = parse_layout("(2,1,6,1):(1,7,8,0)").unwrap();
+/// let z = coalesce_z(&a).unwrap();
+/// assert_eq!(z.to_string(), "(2,6,1):(1,8,0)");
+/// assert_eq!(coalesce(&a).unwrap().to_string(), "(2,6):(1,8)");
+/// // Past the size, A's last mode (1:0) absorbs the index; so does R's, not coalesce's.
+/// assert_eq!(a.eval_index(&15).unwrap().to_string(), "9");
+/// assert_eq!(z.eval_index(&15).unwrap().to_string(), "9");
+/// assert_eq!(coalesce(&a).unwrap().eval_index(&15).unwrap().to_string(), "57");
+/// let big = parse_layout("(4294967296,4294967296):(1,4294967296)").unwrap();
+/// assert!(coalesce_z(&big).is_err());
+/// ```
 pub fn coalesce_z<I: Int>(a: &Layout<I>) -> Result<Layout<I>> {
     let (s, d) = coalesce_z_flat(a.flat_shape(), a.flat_stride())?;
     Ok(build(s, d, false))
@@ -151,11 +203,65 @@ pub fn coalesce_z<I: Int>(a: &Layout<I>) -> Result<Layout<I>> {
 
 /// By-mode coalescing: a leaf of `profile` coalesces that mode of `a` whole, a `false` leaf
 /// (`_`) keeps it, a tuple recurses. Modes of `a` past the profile's rank are kept.
+///
+/// # Pre-conditions
+///
+/// Wherever `profile` is a tuple, the matching (sub-)mode of `a` has at least its rank;
+/// otherwise an [`Error::Condition`] of `coalesce` naming the profile and both ranks. Beyond
+/// that, only the [`Error::Overflow`] of [`coalesce`].
+///
+/// # Post-conditions
+///
+/// * a `true` leaf: `R == coalesce(A)` (a profile `true` coalesces the whole layout);
+/// * a `false` leaf: `R == A`;
+/// * a tuple: `rank(R) == rank(A)`, mode `k` of `R` is mode `k` of `A` coalesced by mode `k`
+///   of the profile, and the modes of `A` past the profile are kept unchanged;
+/// * `R(i) == A(i)` for every `i` in `[0, size(A))`.
+///
+/// # Example
+///
+/// ```
+/// use tessera_ir::{algebra::coalesce_by, parse_layout, HTuple};
+/// let a = parse_layout("(2,(1,6)):(1,(6,2))").unwrap();
+/// let r = coalesce_by(&a, &HTuple::flat([true, true])).unwrap();
+/// assert_eq!(r.to_string(), "(2,6):(1,2)");
+/// let b = parse_layout("(3,(2,6)):(1,(3,6))").unwrap();
+/// let r = coalesce_by(&b, &HTuple::flat([false, true])).unwrap();
+/// assert_eq!(r.to_string(), "(3,12):(1,3)");
+/// // A profile of rank 3 for a layout of rank 2.
+/// let e = coalesce_by(&a, &HTuple::flat([true, true, true])).unwrap_err();
+/// assert!(e.to_string().starts_with("coalesce: profile (true,true,true) has rank 3"));
+/// ```
 pub fn coalesce_by<I: Int>(a: &Layout<I>, profile: &HTuple<bool>) -> Result<Layout<I>> {
     by_profile(a, profile, "coalesce", &coalesce)
 }
 
-/// By-mode [`coalesce_z`].
+/// By-mode [`coalesce_z`]: as [`coalesce_by`], with each selected mode coalesced by
+/// [`coalesce_z`] (its trailing size-1 mode kept).
+///
+/// # Pre-conditions
+///
+/// As [`coalesce_by`]: wherever `profile` is a tuple, the matching mode of `a` has at least
+/// its rank; otherwise an [`Error::Condition`] of `coalesce_z` naming the profile and both
+/// ranks.
+///
+/// # Post-conditions
+///
+/// * a `true` leaf: `R == coalesce_z(A)`; a `false` leaf: `R == A`;
+/// * a tuple: `rank(R) == rank(A)`, mode by mode, modes past the profile kept;
+/// * `size(R) == size(A)` and `R(i) == A(i)` for every `i` in `[0, size(A))`.
+///
+/// # Example
+///
+/// ```
+/// use tessera_ir::{algebra::{coalesce_by, coalesce_z_by}, parse_layout, HTuple};
+/// let a = parse_layout("((2,1),(6,1)):((1,0),(2,0))").unwrap();
+/// let p = HTuple::flat([true, true]);
+/// assert_eq!(coalesce_z_by(&a, &p).unwrap().to_string(), "((2,1),(6,1)):((1,0),(2,0))");
+/// assert_eq!(coalesce_by(&a, &p).unwrap().to_string(), "(2,6):(1,2)");
+/// let e = coalesce_z_by(&parse_layout("4:1").unwrap(), &p).unwrap_err();
+/// assert!(e.to_string().starts_with("coalesce_z: profile (true,true) has rank 2"));
+/// ```
 pub fn coalesce_z_by<I: Int>(a: &Layout<I>, profile: &HTuple<bool>) -> Result<Layout<I>> {
     by_profile(a, profile, "coalesce_z", &coalesce_z)
 }
@@ -192,6 +298,30 @@ fn by_profile<I: Int>(
 
 /// Removes stride-0 and size-1 modes, then coalesces (`filter`). `filter(A)` enumerates the
 /// distinct offsets of a layout whose nonzero modes do not overlap.
+///
+/// # Pre-conditions
+///
+/// None: the errors are an [`Error::Overflow`] of a merged extent, as for [`coalesce`], and
+/// an [`Error::Undecided`] for a symbolic stride that cannot be decided zero or nonzero.
+///
+/// # Post-conditions
+///
+/// * `depth(R) <= 1`, and the image of `R` is the image of `A` (as sets);
+/// * `size(R)` is the product of the extents of `A`'s modes with a nonzero stride;
+/// * unless `R` is `1:0` (when `A` has no such mode), every mode of `R` has an extent above 1
+///   and a nonzero stride.
+///
+/// # Example
+///
+/// ```
+/// use tessera_ir::{algebra::filter, parse_layout};
+/// let f = |s: &str| filter(&parse_layout(s).unwrap()).unwrap().to_string();
+/// assert_eq!(f("(2,4,3):(0,1,4)"), "12:1");
+/// assert_eq!(f("(2,1,6,1):(1,7,8,0)"), "(2,6):(1,8)");
+/// assert_eq!(f("(2,4):(0,0)"), "1:0");
+/// let big = parse_layout("(4294967296,2,4294967296):(1,0,4294967296)").unwrap();
+/// assert!(filter(&big).unwrap_err().to_string().contains("does not fit in i64"));
+/// ```
 pub fn filter<I: Int>(a: &Layout<I>) -> Result<Layout<I>> {
     let mut s = Vec::new();
     let mut d = Vec::new();

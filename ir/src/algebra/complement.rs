@@ -1,21 +1,10 @@
-//! `complement(A)` and `complement(A, cotarget)`.
+//! `complement(A)` and `complement(A, cotarget)`: the ordered layout of the offsets `A` does
+//! not reach, extended to cover a cotarget. The contract is on [`complement`].
 //!
-//! The complement is the smallest ordered layout whose image fills the holes of `A`'s image:
-//! `R(i-1) < R(i)`, and `R(i) != A(j)` for `i >= 1`. With a cotarget it is extended until
-//! `(A, R)` covers the cotarget's size. Post-conditions as in seed `004_*`.
-//!
-//! For an integer cotarget `n` the last mode is extended to `ceil(n / span)` copies, as CuTe
-//! does; this is the complement the divides use (`complement(B, size(A))`). For a cotarget
-//! shape, CuTe and PyCuTe extend leaf by leaf of the shape with rounded-up quotients, which can
-//! stop short: `complement(28:1, (8,4,7))` reaches 196 of 224. Tessera keeps that form where it
-//! covers the cotarget and otherwise extends by `ceil(size(cotarget) / span)`.
-//!
-//! ```
-//! use tessera_ir::{algebra::complement, parse_layout, parse_int_tuple};
-//! let a = parse_layout("4:2").unwrap();
-//! assert_eq!(complement(&a, None).unwrap().to_string(), "(2,1):(1,8)");
-//! assert_eq!(complement(&a, Some(&parse_int_tuple("20").unwrap())).unwrap().to_string(), "(2,3):(1,8)");
-//! ```
+//! For a cotarget shape, CuTe and PyCuTe extend leaf by leaf of the shape with rounded-up
+//! quotients, which can stop short: `complement(28:1, (8,4,7))` reaches 196 of 224. Tessera
+//! keeps that form where it covers the cotarget and otherwise extends by
+//! `ceil(size(cotarget) / span)`.
 
 use super::axes::{AxisLeaf, axes, sort_by_stride};
 use super::coalesce::{Flat, FlatLayout, coalesce_z_flat};
@@ -28,10 +17,68 @@ use crate::shape;
 use crate::stride::Stride;
 use smallvec::SmallVec;
 
-/// The complement of `a`, extended to `cotarget` when given.
+/// The complement of `a`, extended to `cotarget` when given: the smallest ordered layout whose
+/// offsets (past its first, 0) avoid `a`'s image, with enough copies of `a`'s span to cover
+/// the cotarget.
 ///
-/// A cotarget is a size: an integer or a shape whose every extent is at least 1. A zero or
-/// negative extent is an error naming it (`complement(4:1, 0)`, `complement(4:1, -5)`).
+/// Without a cotarget the last mode of `R` has extent 1 and absorbs every index past the size,
+/// as the last mode of a layout does. With an integer cotarget `n` that mode becomes
+/// `ceil(n / span)` copies, as in CuTe; this is the complement the divides use,
+/// `complement(B, size(A))`. For a coordinate-valued `a` (strides `v@k`) the complement is
+/// taken axis by axis, axis `k` against mode `k` of the cotarget.
+///
+/// # Pre-conditions
+///
+/// * The strides of `a` are integers, or single basis vectors `v@k` at depth one; `F2` strides
+///   or deeper coordinates are an [`Error::Condition`] naming them.
+/// * Sorted by stride, the modes of `a` with extent above 1 and a nonzero stride each start
+///   at or past the span of the one before: `d_k >= d_(k-1) * s_(k-1)`, so strides are
+///   positive and no two modes overlap (stride-0 and extent-1 modes are ignored). Otherwise
+///   an [`Error::Condition`] naming the stride and the span, saying that `a` "has a negative
+///   stride" or "is not injective"; the latter also for an injective `a` whose modes
+///   interleave, such as `(2,2):(2,3)`. (Symbolic strides that cannot be ordered are an
+///   [`Error::Undecided`].)
+/// * A cotarget is a size: an integer or a shape whose every extent is at least 1; otherwise
+///   an [`Error::Condition`] naming the extent (`complement(4:1, 0)`, `complement(4:1, -5)`).
+/// * With a cotarget, `(A, R)` must be able to reach every index below `size(cotarget)`: where
+///   a stride `d` of `a` is not a multiple of the span `s` of the smaller modes, the index
+///   `floor(d/s)*s` is reached by nothing, and if it is below `size(cotarget)` the result is
+///   an [`Error::Condition`] naming that index (PyCuTe answers a complement that misses it).
+///
+/// # Post-conditions
+///
+/// * ordered: `R(i-1) < R(i)` for every `i` in `[1, size(R))`;
+/// * disjoint: `R(i)` is not in the image of `A` for every `i` in `[1, size(R))` (`R(0) == 0`);
+/// * when `A` is injective, so is `(A, R)`;
+/// * with a cotarget, `(A, R)` reaches every index in `[0, size(cotarget))`; when moreover `A`
+///   is injective and its sorted strides form a divisible chain, `(A, R)` is a bijection onto
+///   `[0, size((A, R)))`.
+///
+/// # Example
+///
+/// ```
+/// use tessera_ir::{algebra::complement, parse_int_tuple, parse_layout, Layout};
+/// let a = parse_layout("4:2").unwrap();
+/// assert_eq!(complement(&a, None).unwrap().to_string(), "(2,1):(1,8)");
+/// let t = parse_int_tuple("20").unwrap();
+/// let r = complement(&a, Some(&t)).unwrap();
+/// assert_eq!(r.to_string(), "(2,3):(1,8)");
+/// // (A, R) reaches every index below the cotarget's size.
+/// let both = Layout::concat([a.clone(), r]);
+/// let img: Vec<_> = (0..24).map(|i| both.eval_index(&i).unwrap().to_string()).collect();
+/// assert!((0..20).all(|x: i64| img.contains(&x.to_string())));
+/// let c = |s: &str| complement(&parse_layout(s).unwrap(), None).unwrap().to_string();
+/// assert_eq!(c("(2,2):(1,6)"), "(3,1):(2,12)");
+/// // A cotarget shape that the leaf-by-leaf extension would not cover.
+/// let r = complement(&parse_layout("28:1").unwrap(), Some(&parse_int_tuple("(8,4,7)").unwrap()));
+/// assert_eq!(r.unwrap().to_string(), "8:28");
+/// // Not injective: stride 1 lies inside the span 4 of the mode 4:1.
+/// let e = complement(&parse_layout("(4,2):(1,1)").unwrap(), None).unwrap_err();
+/// assert!(e.to_string().starts_with("complement: (4,2):(1,1) is not injective"));
+/// // Index 2 lies between 0,1 and 3,4: no extension reaches it.
+/// let e = complement(&parse_layout("(2,2):(1,3)").unwrap(), Some(&t)).unwrap_err();
+/// assert!(e.to_string().contains("index 2 is unreachable"));
+/// ```
 pub fn complement<I: Int>(a: &Layout<I>, cotarget: Option<&HTuple<I>>) -> Result<Layout<I>> {
     if let Some((s, d)) = complement_flat(a, cotarget)? {
         return Ok(Layout::flat_or_leaf(s, d));

@@ -1,5 +1,5 @@
 //! Composition `R = A ∘ B`: `R(i) == A(B(i))` for every `i` in `[0, size(B))`, and
-//! `compatible(B, R)`.
+//! `compatible(B, R)`. The contracts are on [`composition`] and [`composition_tiler`].
 //!
 //! `A` is first coalesced, giving a mixed-radix number system: digit `j` has extent `s_j` and
 //! weight `a_j`, and the last digit absorbs everything past the others. Each leaf `n:d` of `B`
@@ -12,15 +12,6 @@
 //! (2,3):(2,1))` reaches `A(4) == 1` at `B(5)`, which no layout of shape `(2,3)` can produce.
 //! Tessera records how much of each digit every leaf uses and rejects the composition when
 //! the leaves together overflow a digit, naming both.
-//!
-//! ```
-//! use tessera_ir::{algebra::composition, parse_layout};
-//! let a = parse_layout("(6,2):(8,2)").unwrap();
-//! let b = parse_layout("(4,3):(3,1)").unwrap();
-//! assert_eq!(composition(&a, &b).unwrap().to_string(), "((2,2),3):((24,2),8)");
-//! let bad = composition(&parse_layout("(4,3):(0,1)").unwrap(), &parse_layout("(2,3):(2,1)").unwrap());
-//! assert!(bad.is_err());
-//! ```
 
 use super::coalesce::{coalesce, coalesce_z_by, coalesce_z_flat};
 use super::layout_add::layout_add;
@@ -32,13 +23,93 @@ use crate::layout::{Layout, LayoutBuilder, Parts, codomain_of};
 use crate::stride::{Codomain, Stride};
 use smallvec::SmallVec;
 
-/// `A ∘ B` for a layout `B`.
+/// `A ∘ B` for a layout `B`: the layout of shape `B` (refined) whose `i`-th offset is
+/// `A(B(i))`.
+///
+/// # Pre-conditions
+///
+/// Checked, each failure an [`Error::Condition`] of `composition` naming the condition and the
+/// mode of `B` (an [`Error::Undecided`] where a symbolic fact cannot be decided):
+///
+/// * the strides of `B` are integers or coordinates (`v@k`, reaching modes of `A`); `F2`
+///   strides are refused, and strides of mixed kinds are an [`Error::MixedCodomains`];
+/// * *stride divisibility*: for each leaf `n:d` of `B`, once the whole digits (extents of the
+///   coalesced `A`) that divide `d` are divided out, the rest of `d` and the next extent divide
+///   one another, unless all `n` values stay inside that digit;
+/// * *shape divisibility*: `n` is a multiple of what each digit it crosses has room for;
+/// * the leaves of `B` together use no digit of the coalesced `A` past its extent (otherwise
+///   `A(B(i))` carries from one leaf into another, and "modes `j` and `k` of B overlap"; CuTe
+///   and PyCuTe answer a wrong layout there); for `F2` strides in `A`, no two leaves of `B`
+///   share a digit at all;
+/// * a negative stride of `B` needs `A` to coalesce to a single mode.
+///
+/// # Post-conditions
+///
+/// * `compatible(B, R)`: `B`'s structure is kept and each leaf of `B` becomes a coalesced
+///   layout of the same size, so `size(R) == size(B)`;
+/// * `R(i) == A(B(i))` for every `i` in `[0, size(B))`.
+///
+/// # Example
+///
+/// ```
+/// use tessera_ir::{algebra::composition, parse_layout};
+/// let a = parse_layout("(6,2):(8,2)").unwrap();
+/// let b = parse_layout("(4,3):(3,1)").unwrap();
+/// let r = composition(&a, &b).unwrap();
+/// assert_eq!(r.to_string(), "((2,2),3):((24,2),8)");
+/// for i in 0..12 {
+///     let bi = *b.eval_index(&i).unwrap().as_int().unwrap();
+///     assert_eq!(r.eval_index(&i).unwrap(), a.eval_index(&bi).unwrap());
+/// }
+/// let c = |x: &str, y: &str| {
+///     composition(&parse_layout(x).unwrap(), &parse_layout(y).unwrap()).map(|r| r.to_string())
+/// };
+/// assert_eq!(c("20:2", "(5,4):(4,1)").unwrap(), "(5,4):(8,2)");
+/// // A(B(5)) == A(4) == 1: the modes of B carry into each other inside A's extent-4 mode.
+/// let e = c("(4,3):(0,1)", "(2,3):(2,1)").unwrap_err();
+/// assert!(e.to_string().starts_with("composition: modes 0 and 1 of B overlap"));
+/// assert!(c("(4,2):(12,12)", "2:5").unwrap_err().to_string().contains("stride divisibility"));
+/// assert!(c("(5,2):(3,0)", "8:1").unwrap_err().to_string().contains("shape divisibility"));
+/// ```
 pub fn composition<I: Int>(a: &Layout<I>, b: &Layout<I>) -> Result<Layout<I>> {
     compose(a, b).map_err(|e| e.in_op("composition"))
 }
 
 /// `A ∘ T` for a tiler: a tuple composes mode by mode, `_` keeps a mode, and modes of `A` past
 /// the tiler's rank are kept.
+///
+/// Keeping the untiled modes follows PyCuTe (seed `004_*`); CuTe's by-mode composition drops
+/// them.
+///
+/// # Pre-conditions
+///
+/// * Wherever `T` is a tuple, the matching (sub-)mode of `A` has at least its rank; otherwise
+///   an [`Error::Condition`] of `composition` ("tiler has 2 modes but 12:1 has rank 1").
+/// * Each layout in `T` meets the pre-conditions of [`composition`] against its mode of `A`.
+///
+/// # Post-conditions
+///
+/// * `T == _`: `R == A`; `T` a layout `B`: `R == composition(A, B)`;
+/// * `T` a tuple: `rank(R) == rank(A)`, mode `k` of `R` is mode `k` of `A` composed with
+///   `T_k`, and the modes of `A` past the tiler are kept unchanged;
+/// * for a tuple of layouts covering every mode of `A`, `R` is the same function as
+///   `composition(A, tiler_to_layout(T))`.
+///
+/// # Example
+///
+/// ```
+/// use tessera_ir::{algebra::{composition_tiler, Tiler}, parse_int_tuple, parse_layout};
+/// let a = parse_layout("(4,6,8):(1,4,24)").unwrap();
+/// let t = Tiler::from_shape(&parse_int_tuple("(2,3)").unwrap());
+/// assert_eq!(composition_tiler(&a, &t).unwrap().to_string(), "(2,3,8):(1,4,24)");
+/// let b = parse_layout("(4,6):(1,4)").unwrap();
+/// let t = Tiler::Tuple(vec![Tiler::Keep, Tiler::Layout(parse_layout("3:2").unwrap())]);
+/// assert_eq!(composition_tiler(&b, &t).unwrap().to_string(), "(4,3):(1,8)");
+/// // A tiler of rank 2 for a layout of rank 1.
+/// let t = Tiler::from_shape(&parse_int_tuple("(2,3)").unwrap());
+/// let e = composition_tiler(&parse_layout("12:1").unwrap(), &t).unwrap_err();
+/// assert_eq!(e.to_string(), "composition: tiler has 2 modes but 12:1 has rank 1");
+/// ```
 pub fn composition_tiler<I: Int>(a: &Layout<I>, t: &Tiler<I>) -> Result<Layout<I>> {
     match t {
         Tiler::Keep => Ok(a.clone()),

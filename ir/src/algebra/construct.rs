@@ -1,13 +1,4 @@
 //! Layout constructors: `make_layout_like`, `make_ordered_layout`, `max_common_vector`.
-//!
-//! ```
-//! use tessera_ir::{algebra::{make_layout_like, make_ordered_layout, max_common_vector}, parse_layout, parse_int_tuple};
-//! assert_eq!(make_layout_like(&parse_layout("(4,8):(100,1)").unwrap()).unwrap().to_string(), "(4,8):(8,1)");
-//! let o = make_ordered_layout(&parse_int_tuple("(2,3,4,2)").unwrap(), &parse_int_tuple("(0,2,3,0)").unwrap());
-//! assert_eq!(o.unwrap().to_string(), "(2,3,4,2):(1,4,12,2)");
-//! let a = parse_layout("(4,8):(1,4)").unwrap();
-//! assert_eq!(max_common_vector(&a, &parse_layout("32:1").unwrap()).unwrap(), 32);
-//! ```
 
 use super::coalesce::coalesce;
 use super::composition::composition;
@@ -44,6 +35,30 @@ fn ordered<I: Int>(shape: &HTuple<I>, keys: &[I], skip: &[bool]) -> Result<Layou
 
 /// The compact layout of `l`'s shape whose strides follow the order of `l`'s strides;
 /// stride-0 and size-1 modes get stride 0.
+///
+/// # Pre-conditions
+///
+/// The strides of `l` are integers; otherwise an [`Error::Condition`] of `make_layout_like`
+/// naming the stride (an [`Error::Undecided`] where symbolic strides cannot be ordered).
+///
+/// # Post-conditions
+///
+/// * `shape(R) == shape(L)`;
+/// * a leaf of `L` with stride 0 or extent 1 has stride 0 in `R`;
+/// * the other leaves, the moving ones, get compact strides in the order of `|stride|` in `L`
+///   (ties by position): the image of `R` is exactly `[0, n)`, `n` the product of their
+///   extents, and `|d_x| < |d_y|` in `L` gives `R`'s stride of `x` below that of `y`.
+///
+/// # Example
+///
+/// ```
+/// use tessera_ir::{algebra::make_layout_like, parse_layout};
+/// let m = |s: &str| make_layout_like(&parse_layout(s).unwrap()).map(|r| r.to_string());
+/// assert_eq!(m("(4,8):(100,1)").unwrap(), "(4,8):(8,1)");
+/// assert_eq!(m("(4,1,8):(0,5,-2)").unwrap(), "(4,1,8):(0,0,1)");
+/// let e = m("(4,8):(1@0,1@1)").unwrap_err();
+/// assert_eq!(e.to_string(), "make_layout_like: stride 1@0 is not an integer");
+/// ```
 pub fn make_layout_like<I: Int>(l: &Layout<I>) -> Result<Layout<I>> {
     let mut keys = Vec::new();
     let mut skip = Vec::new();
@@ -58,6 +73,31 @@ pub fn make_layout_like<I: Int>(l: &Layout<I>) -> Result<Layout<I>> {
 }
 
 /// The compact layout of `shape` whose mode with the smallest `order` gets stride 1.
+///
+/// # Pre-conditions
+///
+/// `shape` and `order` are congruent; otherwise an [`Error::Condition`] of
+/// `make_ordered_layout` naming both. Every extent is at least 1, otherwise an
+/// [`Error::Invalid`]; symbolic orders that cannot be compared are an [`Error::Undecided`].
+///
+/// # Post-conditions
+///
+/// * `shape(R) == shape` and `R` is a bijection onto `[0, size(shape))`;
+/// * leaves are taken in increasing `order`, ties by position, and each gets as stride the
+///   product of the extents taken before it: a leaf earlier in that order never has a larger
+///   stride.
+///
+/// # Example
+///
+/// ```
+/// use tessera_ir::{algebra::make_ordered_layout, parse_int_tuple as t};
+/// let o = make_ordered_layout(&t("(2,3,4,2)").unwrap(), &t("(0,2,3,0)").unwrap());
+/// assert_eq!(o.unwrap().to_string(), "(2,3,4,2):(1,4,12,2)");
+/// let o = make_ordered_layout(&t("(4,(2,3))").unwrap(), &t("(2,(0,1))").unwrap());
+/// assert_eq!(o.unwrap().to_string(), "(4,(2,3)):(6,(1,2))");
+/// let e = make_ordered_layout(&t("(2,3)").unwrap(), &t("(0,1,2)").unwrap()).unwrap_err();
+/// assert!(e.to_string().ends_with("shape (2,3) and order (0,1,2) are not congruent"));
+/// ```
 pub fn make_ordered_layout<I: Int>(shape: &HTuple<I>, order: &HTuple<I>) -> Result<Layout<I>> {
     if !shape.congruent(order) {
         return Err(Error::cond(
@@ -71,6 +111,29 @@ pub fn make_ordered_layout<I: Int>(shape: &HTuple<I>, order: &HTuple<I>) -> Resu
 
 /// The number of leading elements that `a` and `b` map to the same contiguous offsets:
 /// `coalesce(a ∘ right_inverse(b))` when its first mode has stride 1, else 1.
+///
+/// # Pre-conditions
+///
+/// `right_inverse(b)` and `composition(a, right_inverse(b))` exist; otherwise their error (an
+/// [`Error::Condition`] of `composition` or `right_inverse`).
+///
+/// # Post-conditions
+///
+/// * `V >= 1`, and `V` is at most `size(right_inverse(b))`;
+/// * for every `n` in `[0, V)`, the index `i = right_inverse(b)(n)` has `b(i) == n` and
+///   `a(i) == n`: the elements at `b`'s first `V` offsets sit at the same offsets in `a`.
+///
+/// # Example
+///
+/// ```
+/// use tessera_ir::{algebra::max_common_vector, parse_layout as l};
+/// let v = |a: &str, b: &str| max_common_vector(&l(a).unwrap(), &l(b).unwrap());
+/// assert_eq!(v("(4,8):(1,4)", "32:1").unwrap(), 32);
+/// assert_eq!(v("(4,8):(1,4)", "(4,8):(1,5)").unwrap(), 4);
+/// assert_eq!(v("(4,8):(8,1)", "32:1").unwrap(), 1);
+/// let e = v("(4,3):(0,1)", "(2,3):(2,1)").unwrap_err();
+/// assert!(e.to_string().starts_with("composition: shape divisibility condition"));
+/// ```
 pub fn max_common_vector<I: Int>(a: &Layout<I>, b: &Layout<I>) -> Result<I> {
     let common = coalesce(&composition(a, &right_inverse(b)?)?)?;
     let (s, d) = (&common.flat_shape()[0], &common.flat_stride()[0]);

@@ -1,20 +1,7 @@
 //! `right_inverse` and `left_inverse`.
 //!
-//! * `right_inverse(A)` is the largest `R` with `A(R(k)) == k` for `k < size(R)`: it follows
-//!   the chain of strides `1, s_0, s_0*s_1, ...` through the modes of `A`.
-//! * `left_inverse(A)` is an `R` with `A(R(A(i))) == A(i)` for `i < size(A)`, which for an
-//!   injective `A` is `R(A(i)) == i`. It needs the nonzero strides, sorted, to form a chain
-//!   where each divides the next and clears the span of the ones before; otherwise `A` is not
-//!   injective (or its strides cannot be chained) and the result is an error saying which.
-//!   Stride-0 modes carry no information and are skipped, as in PyCuTe.
-//!
-//! ```
-//! use tessera_ir::{algebra::{left_inverse, right_inverse}, parse_layout};
-//! let a = parse_layout("(4,8):(1,5)").unwrap();
-//! assert_eq!(right_inverse(&a).unwrap().to_string(), "4:1");
-//! assert_eq!(left_inverse(&a).unwrap().to_string(), "(5,8):(1,4)");
-//! assert!(left_inverse(&parse_layout("(2,2):(2,3)").unwrap()).is_err());
-//! ```
+//! Both work on the coalesced `A`, one codomain axis at a time, following the chain of its
+//! strides in increasing order. Each function states its contract on itself.
 
 use super::axes::{AxisLeaf, axes, sort_by_stride};
 use super::coalesce::{coalesce, coalesce_z_flat};
@@ -47,6 +34,43 @@ fn assemble<I: Int>(coord: bool, per_axis: Vec<Layout<I>>) -> Layout<I> {
 }
 
 /// The largest right inverse: `A(R(k)) == k` for every `k < size(R)`.
+///
+/// It follows the chain of strides `1, s_0, s_0*s_1, ...` through the modes of the coalesced
+/// `A`, sorted by stride: each mode whose stride is the span reached so far extends the run of
+/// offsets `[0, size(R))` that `A` reaches; zero and negative strides never do.
+///
+/// # Pre-conditions
+///
+/// The strides of `A` are integers, or single basis vectors `v@k` at depth one (one inverse
+/// per axis, side by side); `F2` strides or deeper coordinates are an
+/// [`Error::Condition`] of `right_inverse` naming them. (Symbolic strides that cannot be
+/// ordered are an [`Error::Undecided`].)
+///
+/// # Post-conditions
+///
+/// * `0 <= R(k) < size(A)` and `A(R(k)) == k` for every `k` in `[0, size(R))`;
+/// * when `A` is a bijection onto `[0, size(A))`, `size(R) == size(A)` and `R(A(i)) == i` for
+///   every `i` in `[0, size(A))`;
+/// * `R` is `1:0` when no mode of the coalesced `A` has stride 1.
+///
+/// # Example
+///
+/// ```
+/// use tessera_ir::{algebra::right_inverse, parse_layout};
+/// let a = parse_layout("(4,8):(8,1)").unwrap();
+/// let r = right_inverse(&a).unwrap();
+/// assert_eq!(r.to_string(), "(8,4):(4,1)");
+/// for k in 0..32 {
+///     let i = *r.eval_index(&k).unwrap().as_int().unwrap();
+///     assert_eq!(a.eval_index(&i).unwrap().as_int(), Some(&k));
+/// }
+/// let ri = |s: &str| right_inverse(&parse_layout(s).unwrap()).map(|r| r.to_string());
+/// assert_eq!(ri("(4,8):(1,4)").unwrap(), "32:1");
+/// assert_eq!(ri("(4,8):(1,5)").unwrap(), "4:1");
+/// assert_eq!(ri("(12,6,7):(0,24,0)").unwrap(), "1:0");
+/// let e = ri("(4,8):(F2(1),F2(4))").unwrap_err();
+/// assert_eq!(e.to_string(), "right_inverse: F2 strides are not supported here");
+/// ```
 pub fn right_inverse<I: Int>(a: &Layout<I>) -> Result<Layout<I>> {
     let (ax, pps) = prepared("right_inverse", a)?;
     let mut per_axis = Vec::with_capacity(ax.groups.len());
@@ -80,6 +104,42 @@ fn finish<I: Int>(rs: Vec<I>, rd: Vec<Stride<I>>) -> Result<Layout<I>> {
 
 /// A left inverse: `R(A(i)) == i` for every `i < size(A)`; an error when `A` is not
 /// injective or its strides do not form a divisible chain.
+///
+/// # Pre-conditions
+///
+/// * The strides of `A` are integers, or single basis vectors `v@k` at depth one; otherwise
+///   an [`Error::Condition`] of `left_inverse` naming them.
+/// * In the coalesced `A`, the nonzero strides of the modes of extent above 1, sorted as
+///   `d_0 <= d_1 <= ...` with extents `s_k`, are positive and form a divisible chain:
+///   `d_(k-1)` divides `d_k` and `d_k >= d_(k-1) * s_(k-1)`. Otherwise an
+///   [`Error::Condition`] saying that `A` "has a negative stride", that its strides "do not
+///   form a divisible chain" (`(2,2):(2,3)`, injective as it is), or that it "is not
+///   injective". Stride-0 modes carry no information and are skipped, as in PyCuTe.
+///
+/// # Post-conditions
+///
+/// * `A(R(A(i))) == A(i)` for every `i` in `[0, size(A))`;
+/// * `R(A(i)) == i` for every `i` in `[0, size(A))` when `A` is injective;
+/// * the modes of `A` with a nonzero stride, [`filter`](crate::algebra::filter)`(A)`, are
+///   injective.
+///
+/// # Example
+///
+/// ```
+/// use tessera_ir::{algebra::left_inverse, parse_layout};
+/// let a = parse_layout("(10,(2,2)):(4,(2,1))").unwrap();
+/// let r = left_inverse(&a).unwrap();
+/// assert_eq!(r.to_string(), "(2,2,10):(20,10,1)");
+/// for i in 0..40 {
+///     let x = *a.eval_index(&i).unwrap().as_int().unwrap();
+///     assert_eq!(r.eval_index(&x).unwrap().as_int(), Some(&i));
+/// }
+/// let li = |s: &str| left_inverse(&parse_layout(s).unwrap()).map(|r| r.to_string());
+/// assert_eq!(li("(4,8):(1,5)").unwrap(), "(5,8):(1,4)");
+/// let e = li("(2,2):(2,3)").unwrap_err().to_string();
+/// assert!(e.ends_with("do not form a divisible chain: 2 does not divide 3"));
+/// assert!(li("(2,8):(1,1)").unwrap_err().to_string().contains("is not injective"));
+/// ```
 pub fn left_inverse<I: Int>(a: &Layout<I>) -> Result<Layout<I>> {
     let (ax, pps) = prepared("left_inverse", a)?;
     let mut per_axis = Vec::with_capacity(ax.groups.len());

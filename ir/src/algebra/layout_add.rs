@@ -1,16 +1,8 @@
 //! `layout_add` and `greatest_common_domain`.
 //!
-//! `layout_add(A, B)` is the layout `R` with `R(i) == A(i) + B(i)` for `i < size(A)`. It
-//! exists when the coalesced shapes of `A` and `B` share a common factorization of the whole
-//! domain, which `greatest_common_domain` finds.
-//!
-//! ```
-//! use tessera_ir::{algebra::{layout_add, greatest_common_domain}, parse_layout, parse_int_tuple};
-//! let r = layout_add(&parse_layout("(4,3):(1,4)").unwrap(), &parse_layout("(4,3):(3,1)").unwrap());
-//! assert_eq!(r.unwrap().to_string(), "(4,3):(4,5)");
-//! let g = greatest_common_domain(&parse_int_tuple("(5,3,4)").unwrap(), &parse_int_tuple("(10,6)").unwrap());
-//! assert_eq!(g.unwrap().to_string(), "(5,2):(1,30)");
-//! ```
+//! `layout_add(A, B)` is the layout of `A(i) + B(i)`. It exists when the coalesced shapes of
+//! `A` and `B` share a common factorization of the whole domain, which
+//! `greatest_common_domain` finds. Each function states its contract on itself.
 
 use super::coalesce::coalesce;
 use crate::error::{Error, Result};
@@ -20,6 +12,35 @@ use crate::layout::Layout;
 use crate::stride::Stride;
 
 /// `R(i) == A(i) + B(i)` for every `i < size(A)`; an error when no layout does that.
+///
+/// # Pre-conditions
+///
+/// * `size(A) == size(B)`; otherwise an [`Error::Condition`] of `layout_add` naming both
+///   sizes.
+/// * The coalesced shapes share a factorization of the whole domain:
+///   [`greatest_common_domain`]`(shape(coalesce(A)), shape(coalesce(B)))` has size
+///   `size(A)`. Otherwise an [`Error::Condition`] naming the coalesced layouts and their
+///   greatest common domain.
+///
+/// # Post-conditions
+///
+/// * `size(R) == size(A)` and `R(i) == A(i) + B(i)` for every `i` in `[0, size(A))`;
+/// * `R` is coalesced.
+///
+/// # Example
+///
+/// ```
+/// use tessera_ir::{algebra::layout_add, parse_layout as l};
+/// let add = |a: &str, b: &str| layout_add(&l(a).unwrap(), &l(b).unwrap());
+/// assert_eq!(add("(4,3):(1,4)", "(4,3):(3,1)").unwrap().to_string(), "(4,3):(4,5)");
+/// assert_eq!(add("(5,3,4):(1,5,15)", "(10,6):(1,10)").unwrap().to_string(), "60:2");
+/// assert_eq!(add("5:0", "5:1").unwrap().to_string(), "5:1");
+/// // (5,3) and (3,5) have no common factor in leaf order.
+/// let e = add("(5,3):(1,10)", "(3,5):(1,6)").unwrap_err().to_string();
+/// assert!(e.contains("have no common factorization of size 15"));
+/// let e = add("4:1", "5:1").unwrap_err().to_string();
+/// assert_eq!(e, "layout_add: size mismatch: size(4:1) = 4, size(5:1) = 5");
+/// ```
 pub fn layout_add<I: Int>(a: &Layout<I>, b: &Layout<I>) -> Result<Layout<I>> {
     let (sa, sb) = (a.size()?, b.size()?);
     if !sa.eq_val(&sb)? {
@@ -51,6 +72,34 @@ pub fn layout_add<I: Int>(a: &Layout<I>, b: &Layout<I>) -> Result<Layout<I>> {
 
 /// The largest ordered factorization that the shapes `a` and `b` share, as a layout whose
 /// strides are the domain index where each common factor starts. `(1):(0)` when none.
+///
+/// # Pre-conditions
+///
+/// None: any two shapes have a greatest common domain. The only errors are an
+/// [`Error::Overflow`] of an index product and an [`Error::Undecided`] for symbolic extents
+/// whose divisibility cannot be decided.
+///
+/// # Post-conditions
+///
+/// * `R` is injective, with `0 <= R(i) < min(size(a), size(b))`, and `size(R)` divides
+///   `gcd(size(a), size(b))`;
+/// * each mode of `R` lies inside one leaf of `a` and inside one leaf of `b`, so that
+///   [`composition`](crate::algebra::composition)`(L, R)` exists for every layout `L` of
+///   shape `a` or `b` with integer strides;
+/// * when `a` and `b` have the same leaves, `size(R) == size(a)`.
+///
+/// # Example
+///
+/// ```
+/// use tessera_ir::{algebra::greatest_common_domain, parse_int_tuple as t};
+/// let g = |a: &str, b: &str| greatest_common_domain(&t(a).unwrap(), &t(b).unwrap());
+/// assert_eq!(g("(5,3,4)", "(10,6)").unwrap().to_string(), "(5,2):(1,30)");
+/// assert_eq!(g("(6,35)", "(15,14)").unwrap().to_string(), "(3,7):(1,30)");
+/// assert_eq!(g("(16,3)", "(16,3)").unwrap().to_string(), "(16,3):(1,16)");
+/// assert_eq!(g("(5,3)", "(3,5)").unwrap().to_string(), "(1):(0)");
+/// let e = g("(4294967296,4294967296)", "(4294967296,4294967296)").unwrap_err();
+/// assert!(e.to_string().starts_with("integer overflow"));
+/// ```
 pub fn greatest_common_domain<I: Int>(a: &HTuple<I>, b: &HTuple<I>) -> Result<Layout<I>> {
     let mut av: Vec<I> = a.leaves().to_vec();
     let mut bv: Vec<I> = b.leaves().to_vec();

@@ -1,15 +1,7 @@
 //! `recast(L, scale)`: the same memory seen with elements `scale` times as large.
 //!
-//! `scale > 1` packs (shrinks extents); a fraction `1/k` unpacks (grows them). At each leaf the
-//! stride and the scale must divide one another.
-//!
-//! ```
-//! use tessera_ir::{algebra::recast, parse_layout};
-//! assert_eq!(recast(&parse_layout("24:1").unwrap(), 8, 1).unwrap().to_string(), "3:1");
-//! assert_eq!(recast(&parse_layout("24:1").unwrap(), 1, 2).unwrap().to_string(), "48:1");
-//! assert_eq!(recast(&parse_layout("(4,4):(4,1)").unwrap(), 4, 1).unwrap().to_string(), "(4,1):(1,1)");
-//! assert_eq!(recast(&parse_layout("(4,4):(4,1)").unwrap(), 1, 2).unwrap().to_string(), "(4,8):(8,1)");
-//! ```
+//! `scale > 1` packs (shrinks extents); a fraction `1/k` unpacks (grows them). The contract is
+//! on [`recast`].
 
 use crate::error::{Error, Result};
 use crate::htuple::HTuple;
@@ -17,7 +9,50 @@ use crate::int::Int;
 use crate::layout::Layout;
 use crate::stride::Stride;
 
-/// Recasts by the rational scale `num/den` (both positive).
+/// Recasts by the rational scale `num/den` (both positive): `L` for elements `num/den` times
+/// as large.
+///
+/// One unit-stride leaf per codomain axis, the *carrier* (the first one whose extent is not
+/// 1, else the first one), holds the sub-element index. PyCuTe and CuTe's downcast scale
+/// every unit-stride leaf and so count the sub-elements several times.
+///
+/// # Pre-conditions
+///
+/// * `num > 0` and `den > 0`; otherwise an [`Error::Condition`] of `recast` naming the scale.
+///   The scale is used reduced, `num/den` in lowest terms.
+/// * Every stride is a single basis vector (an integer or `v@k`); otherwise an
+///   [`Error::Condition`] naming it (`F2` strides, sums such as `2@0+1@1`).
+/// * At every leaf other than the carriers with a nonzero stride `v`, `v` and the scale
+///   divide one another: `num` divides `v*den`, or `den*v` divides `num`. Otherwise an
+///   [`Error::Condition`] naming the stride, the scale and the extent.
+///
+/// # Post-conditions
+///
+/// * `shape(R)` is congruent with `shape(L)`; stride-0 leaves are kept;
+/// * a carrier's extent `x` becomes `ceil(x*den/num)`, its stride stays;
+/// * any other leaf `x:v` becomes `x:(v*den/num)` where that is an integer, else
+///   `ceil(x / (num/(den*v))):1` (in `v`'s codomain axis);
+/// * unpacking by `1/k`: where `L` has a carrier, `size(R) == k * size(L)` and
+///   `R(.., k*c + t, ..) == k*L(.., c, ..) + t` along it for every `t < k`; without one,
+///   `R(i) == k*L(i)`;
+/// * for a compact `L` (column- or row-major), `recast(recast(L, 1, k), k, 1) == L`.
+///
+/// # Example
+///
+/// ```
+/// use tessera_ir::{algebra::recast, parse_layout};
+/// let r = |s: &str, n, d| recast(&parse_layout(s).unwrap(), n, d).map(|r| r.to_string());
+/// assert_eq!(r("24:1", 8, 1).unwrap(), "3:1");
+/// assert_eq!(r("24:1", 1, 2).unwrap(), "48:1");
+/// assert_eq!(r("(4,4):(4,1)", 4, 1).unwrap(), "(4,1):(1,1)");
+/// assert_eq!(r("(4,4):(4,1)", 1, 2).unwrap(), "(4,8):(8,1)");
+/// assert_eq!(r("(4,8):(8,1)", 2, 1).unwrap(), "(4,4):(4,1)");
+/// // One carrier: 8 elements for 4 (PyCuTe answers (2,8):(1,1), 16 elements).
+/// assert_eq!(r("(1,4):(1,1)", 1, 2).unwrap(), "(1,8):(2,1)");
+/// let e = r("(4,4):(6,1)", 4, 1).unwrap_err().to_string();
+/// assert_eq!(e, "recast: stride 6 and scale 4/1 do not divide each other (extent 4)");
+/// assert!(r("24:1", 0, 1).unwrap_err().to_string().contains("is not positive"));
+/// ```
 pub fn recast<I: Int>(l: &Layout<I>, num: i64, den: i64) -> Result<Layout<I>> {
     if num <= 0 || den <= 0 {
         return Err(Error::cond(

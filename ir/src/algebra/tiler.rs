@@ -2,14 +2,7 @@
 //!
 //! A tiler is a layout, `_` (keep the whole mode), or a tuple of tilers. An integer `n` in a
 //! tiler position is the layout `n:1`, so the int tuple `(2,7)` is the by-mode tiler
-//! `(2:1,7:1)`, CuTe's shape tiler.
-//!
-//! ```
-//! use tessera_ir::algebra::{Tiler, tiler_to_layout};
-//! use tessera_ir::Layout;
-//! let t: Tiler<i64> = Tiler::Tuple(vec![Tiler::Layout(Layout::leaf(4, 1)), Tiler::Layout(Layout::leaf(5, 1))]);
-//! assert_eq!(tiler_to_layout(&t).unwrap().to_string(), "(4,5):(1@0,1@1)");
-//! ```
+//! `(2:1,7:1)`, CuTe's shape tiler ([`Tiler::from_shape`]).
 
 use crate::error::{Error, Result};
 use crate::htuple::HTuple;
@@ -61,8 +54,30 @@ impl<I: Int> Tiler<I> {
     }
 }
 
-/// The unit basis tuple congruent with `profile`: `make_basis_like((10,(20,30)))` is
+/// The unit basis tuple congruent with `shape`: `make_basis_like((10,(20,30)))` is
 /// `(1@0,(1@0@1,1@1@1))`.
+///
+/// # Pre-conditions
+///
+/// None; only the tree of `shape` is read, never its extents, and nothing can fail.
+///
+/// # Post-conditions
+///
+/// * `R` is congruent with `shape`;
+/// * the leaf of `R` at path `(p_0, ..., p_m)` is the unit basis vector at that path, printed
+///   innermost mode first, `1@p_m@...@p_0`; a leaf shape gives the integer `1`;
+/// * summing each coordinate times its basis vector gives back the coordinate:
+///   `Layout(shape, R)` is [`identity_layout`]`(shape)`.
+///
+/// # Example
+///
+/// ```
+/// use tessera_ir::{algebra::make_basis_like, parse_int_tuple};
+/// let b = |s: &str| make_basis_like(&parse_int_tuple(s).unwrap()).to_string();
+/// assert_eq!(b("(10,(20,30))"), "(1@0,(1@0@1,1@1@1))");
+/// assert_eq!(b("(4,8)"), "(1@0,1@1)");
+/// assert_eq!(b("12"), "1");
+/// ```
 pub fn make_basis_like<I: Int>(shape: &HTuple<I>) -> HTuple<Stride<I>> {
     fn go<I: Int>(s: &HTuple<I>, path: &mut Vec<u32>) -> HTuple<Stride<I>> {
         if s.is_leaf() {
@@ -80,12 +95,68 @@ pub fn make_basis_like<I: Int>(shape: &HTuple<I>) -> HTuple<Stride<I>> {
 }
 
 /// The identity layout of a shape: every coordinate maps to itself (`shape:(1@0,1@1,...)`).
+///
+/// # Pre-conditions
+///
+/// Every extent of `shape` is at least 1; otherwise an
+/// [`Error::Invalid`] naming the extent.
+///
+/// # Post-conditions
+///
+/// * `R == Layout(shape, make_basis_like(shape))`;
+/// * `R(c) == c` for every coordinate `c` of `shape`: at index `i`, `R(i)` is the natural
+///   coordinate `idx2crd(i, shape)` as a sum of basis vectors.
+///
+/// # Example
+///
+/// ```
+/// use tessera_ir::{algebra::identity_layout, parse_int_tuple};
+/// let id = identity_layout(&parse_int_tuple("(3,4)").unwrap()).unwrap();
+/// assert_eq!(id.to_string(), "(3,4):(1@0,1@1)");
+/// // Index 7 is the coordinate (1,2).
+/// assert_eq!(id.eval_index(&7).unwrap().to_string(), "1@0+2@1");
+/// let id = identity_layout(&parse_int_tuple("(3,(4,5))").unwrap()).unwrap();
+/// assert_eq!(id.eval_index(&31).unwrap().to_string(), "1@0+2@0@1+2@1@1");
+/// let e = identity_layout(&parse_int_tuple("(3,0)").unwrap()).unwrap_err();
+/// assert_eq!(e.to_string(), "extent 0 in shape (3,0) is not positive");
+/// ```
 pub fn identity_layout<I: Int>(shape: &HTuple<I>) -> Result<Layout<I>> {
     Layout::new(shape.clone(), make_basis_like(shape))
 }
 
 /// One layout that acts like the tiler under composition (`tiler_to_layout`): mode `k` of a
 /// tuple tiler gets its strides scaled by the basis `1@k`.
+///
+/// # Pre-conditions
+///
+/// * The tiler contains no `_`, which has no layout form; otherwise an [`Error::Invalid`].
+/// * Coordinate strides appear only in a tiler that is a single layout, not inside a tuple;
+///   otherwise an [`Error::Invalid`] naming the stride.
+///
+/// # Post-conditions
+///
+/// * a layout tiler: `R` is that layout;
+/// * a tuple tiler `(T_0, T_1, ...)`: `rank(R)` is the number of entries, mode `k` of `R` is
+///   `T_k` with every stride `d` replaced by `d@k` (nested tuples nest the basis,
+///   `d@j@k`), so that `R(c) == (T_0(c_0), T_1(c_1), ...)` as a coordinate;
+/// * for a tuple of layouts covering every mode of `A`, `composition(A, R)` and
+///   [`composition_tiler`](crate::algebra::composition_tiler)`(A, T)` both succeed or both
+///   fail, and agree where they succeed.
+///
+/// # Example
+///
+/// ```
+/// use tessera_ir::{algebra::{tiler_to_layout, Tiler}, parse_int_tuple, parse_layout as l};
+/// let t2l = |t: &Tiler<i64>| tiler_to_layout(t).map(|r| r.to_string());
+/// let shape = Tiler::from_shape(&parse_int_tuple("(4,5)").unwrap());
+/// assert_eq!(t2l(&shape).unwrap(), "(4,5):(1@0,1@1)");
+/// let t = Tiler::Tuple(vec![Tiler::Layout(l("4:2").unwrap()), Tiler::Layout(l("5:3").unwrap())]);
+/// assert_eq!(t2l(&t).unwrap(), "(4,5):(2@0,3@1)");
+/// let nested = Tiler::from_shape(&parse_int_tuple("((2,3),4)").unwrap());
+/// assert_eq!(t2l(&nested).unwrap(), "((2,3),4):((1@0@0,1@1@0),1@1)");
+/// let keep = Tiler::Tuple(vec![Tiler::Keep, Tiler::Layout(l("5:3").unwrap())]);
+/// assert_eq!(t2l(&keep).unwrap_err().to_string(), "tiler_to_layout: '_' has no layout form");
+/// ```
 pub fn tiler_to_layout<I: Int>(t: &Tiler<I>) -> Result<Layout<I>> {
     fn go<I: Int>(t: &Tiler<I>, e: &Stride<I>) -> Result<Layout<I>> {
         match t {
