@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The test command: set up the machine, then build and run every test, doc test and lint.
+# The test command: set up the machine, then build and run every test, doc test and lint, and
+# build the documentation with its links checked.
 # Benchmarks are compiled, not run (run them with `cargo bench`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,4 +9,5 @@ cargo fmt --all --check
 cargo clippy --workspace --all-targets -- -D warnings
 cargo test --workspace --lib --bins --tests
 cargo test --workspace --doc
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 cargo build --workspace --benches

@@ -286,7 +286,7 @@ fn complement() {
     ev("complement(28:1,(8,4,7))", "8:28");
     // (A, R) cannot reach index 2 below the cotarget 12.
     err("complement((2,2):(1,3),12)", "index 2 is unreachable");
-    err("complement((4,2):(1,1))", "not injective");
+    err("complement((4,2):(1,1))", "overlap or interleave");
 }
 
 #[test]

@@ -6,7 +6,9 @@
 //!   made `logical_divide((8,3):(1,8),3:1)` 27 elements of a 24-element `A`) and every index
 //!   agrees with `A` evaluated at the concatenation `(B, C)`; by mode for tuple tilers;
 //! * `zipped`/`tiled`/`flat_divide` are regroupings of it, with the same size;
-//! * `logical_product(A, B) = (A, complement(A, size(A) * cosize(B)) ∘ B)`;
+//! * `logical_product(A, B) = (A, complement(A) ∘ B)`, the minimal complement with its last
+//!   mode absorbing (CuTe's `complement(A, size(A) * cosize(B))` gives the same values wherever
+//!   it exists, and is an error where `A` has a hole it cannot cover);
 //! * `blocked_product`/`raked_product`: both layouts padded with `1:0` modes to the larger
 //!   rank, mode `k` pairing `A_k` with the grid's mode `k`;
 //! * `local_tile` and `local_partition` are `zipped_divide` sliced.

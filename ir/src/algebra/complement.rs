@@ -35,8 +35,8 @@ use smallvec::SmallVec;
 ///   at or past the span of the one before: `d_k >= d_(k-1) * s_(k-1)`, so strides are
 ///   positive and no two modes overlap (stride-0 and extent-1 modes are ignored). Otherwise
 ///   an [`Error::Condition`] naming the stride and the span, saying that `a` "has a negative
-///   stride" or "is not injective"; the latter also for an injective `a` whose modes
-///   interleave, such as `(2,2):(2,3)`. (Symbolic strides that cannot be ordered are an
+///   stride" or "has modes that overlap or interleave" (not injective, or injective with
+///   interleaved modes such as `(2,2):(2,3)`). (Symbolic strides that cannot be ordered are an
 ///   [`Error::Undecided`].)
 /// * A cotarget is a size: an integer or a shape whose every extent is at least 1; otherwise
 ///   an [`Error::Condition`] naming the extent (`complement(4:1, 0)`, `complement(4:1, -5)`).
@@ -74,7 +74,7 @@ use smallvec::SmallVec;
 /// assert_eq!(r.unwrap().to_string(), "8:28");
 /// // Not injective: stride 1 lies inside the span 4 of the mode 4:1.
 /// let e = complement(&parse_layout("(4,2):(1,1)").unwrap(), None).unwrap_err();
-/// assert!(e.to_string().starts_with("complement: (4,2):(1,1) is not injective"));
+/// assert!(e.to_string().starts_with("complement: (4,2):(1,1) has modes that overlap or interleave"));
 /// // Index 2 lies between 0,1 and 3,4: no extension reaches it.
 /// let e = complement(&parse_layout("(2,2):(1,3)").unwrap(), Some(&t)).unwrap_err();
 /// assert!(e.to_string().contains("index 2 is unreachable"));
@@ -159,7 +159,7 @@ fn complement_axis<I: Int>(
             let why = if leaf.d.less(&I::zero())? {
                 "has a negative stride"
             } else {
-                "is not injective"
+                "has modes that overlap or interleave"
             };
             return Err(Error::cond(
                 "complement",

@@ -167,7 +167,11 @@ pub(crate) fn cotarget<I: Int>(a: &Layout<I>, b: &Layout<I>) -> Result<HTuple<I>
 /// ```
 pub fn zipped_divide<I: Int>(a: &Layout<I>, t: &Tiler<I>) -> Result<Layout<I>> {
     match t {
-        Tiler::Tuple(ts) => unzip("zipped_divide", &logical_divide(a, t)?, ts),
+        Tiler::Tuple(ts) => unzip(
+            "zipped_divide",
+            &logical_divide(a, t).map_err(|e| e.in_op("zipped_divide"))?,
+            ts,
+        ),
         _ => logical_divide(a, t).map_err(|e| e.in_op("zipped_divide")),
     }
 }

@@ -63,7 +63,7 @@ use smallvec::SmallVec;
 /// let p = |x: &str, y: &str| logical_product(&l(x).unwrap(), &Tiler::Layout(l(y).unwrap()));
 /// assert_eq!(p("3:1", "4:1").unwrap().to_string(), "(3,4):(1,3)");
 /// let e = p("(4,2):(1,1)", "6:1").unwrap_err().to_string();
-/// assert!(e.starts_with("logical_product: (4,2):(1,1) is not injective"));
+/// assert!(e.starts_with("logical_product: (4,2):(1,1) has modes that overlap or interleave"));
 /// // complement(4:2) = (2,1):(1,8): a grid of 3 does not split over its extent-2 mode.
 /// let e = p("4:2", "3:1").unwrap_err().to_string();
 /// assert!(e.starts_with("logical_product: shape divisibility condition"));
@@ -114,11 +114,15 @@ fn grid<I: Int>(a: &Layout<I>, b: &Layout<I>) -> Result<Layout<I>> {
 /// assert_eq!(r.to_string(), "((2,2),(3,2,4)):((1,2),(2,1,4))");
 /// let e = zipped_product(&l("(4,2):(1,1)").unwrap(), &Tiler::Layout(l("2:1").unwrap()));
 /// let e = e.unwrap_err().to_string();
-/// assert!(e.starts_with("zipped_product: (4,2):(1,1) is not injective"));
+/// assert!(e.starts_with("zipped_product: (4,2):(1,1) has modes that overlap or interleave"));
 /// ```
 pub fn zipped_product<I: Int>(a: &Layout<I>, t: &Tiler<I>) -> Result<Layout<I>> {
     match t {
-        Tiler::Tuple(ts) => unzip("zipped_product", &logical_product(a, t)?, ts),
+        Tiler::Tuple(ts) => unzip(
+            "zipped_product",
+            &logical_product(a, t).map_err(|e| e.in_op("zipped_product"))?,
+            ts,
+        ),
         _ => logical_product(a, t).map_err(|e| e.in_op("zipped_product")),
     }
 }
@@ -148,7 +152,7 @@ pub fn zipped_product<I: Int>(a: &Layout<I>, t: &Tiler<I>) -> Result<Layout<I>> 
 /// let r = tiled_product(&l("(2,5):(1@0,1@1)").unwrap(), &tl).unwrap();
 /// assert_eq!(r.to_string(), "((2,5),3,4):((1@0,1@1),2@0,5@1)");
 /// let e = tiled_product(&l("(4,2):(1,1)").unwrap(), &Tiler::Layout(l("2:1").unwrap()));
-/// assert!(e.unwrap_err().to_string().starts_with("tiled_product: (4,2):(1,1) is not injective"));
+/// assert!(e.unwrap_err().to_string().starts_with("tiled_product: (4,2):(1,1) has modes that overlap or interleave"));
 /// ```
 pub fn tiled_product<I: Int>(a: &Layout<I>, t: &Tiler<I>) -> Result<Layout<I>> {
     Ok(unpack(
@@ -277,7 +281,7 @@ fn rank_sensitive<I: Int>(
 /// // Rank 1: every element is kept (PyCuTe drops some).
 /// assert_eq!(p("8:4", "12:1").unwrap().to_string(), "((8,(4,3))):((4,(1,32)))");
 /// let e = p("(4,2):(1,1)", "2:1").unwrap_err().to_string();
-/// assert!(e.starts_with("blocked_product: (4,2):(1,1) is not injective"));
+/// assert!(e.starts_with("blocked_product: (4,2):(1,1) has modes that overlap or interleave"));
 /// ```
 pub fn blocked_product<I: Int>(a: &Layout<I>, b: &Layout<I>) -> Result<Layout<I>> {
     rank_sensitive("blocked_product", a, b, true)

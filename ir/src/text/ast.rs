@@ -86,7 +86,7 @@ pub struct Expr {
 pub enum ExprKind {
     /// An integer literal.
     Int(i64),
-    /// An int tuple or layout literal, read straight into its value ([`super::literal`]).
+    /// An int tuple or layout literal, read straight into its value ([`super::scan`]).
     Literal(Box<super::literal::Literal>),
     /// `true` or `false`.
     Bool(bool),

@@ -187,12 +187,12 @@ impl<'a, T> TensorView<'a, T> {
         self.with(self.geom.diagonal(axes))
     }
 
-    /// `t[items]` with Python's rules ([`view::slice`](super::view::slice)).
+    /// `t[items]` with Python's rules ([`slice`](super::slice)).
     pub fn slice(&self, items: &[SliceArg]) -> ViewResult<Self> {
         self.with(self.geom.slice(items))
     }
 
-    /// Warp's `tile_view` ([`view::tile_view`](super::view::tile_view)).
+    /// Warp's `tile_view` ([`tile_view`](super::tile_view)).
     pub fn tile_view(&self, offset: &[SliceArg], shape: Option<&[usize]>) -> ViewResult<Self> {
         self.with(self.geom.tile_view(offset, shape))
     }

@@ -10,8 +10,8 @@
 //!   `tile_view` (Warp, seed `000_*`), `local_tile` and `local_partition` (CuTe, MoYe's
 //!   `@tile` and `@parallelize`, seed `001_*`). Writing through a [`TensorViewMut`] writes
 //!   the source.
-//! * They are written once, as functions on composed layouts ([`ops`], [`slicing`],
-//!   [`local`]), which the views call and the expression language exposes
+//! * They are written once, as functions on composed layouts ([`select`], [`narrow`],
+//!   [`slice()`], [`local_tile`], ...), which the views call and the expression language exposes
 //!   (`tile_view((4,4):(4,1), (2,0), (2,4))` is `8 o (2,4):(4,1)`).
 //! * Copies: `to_tensor` / `contiguous` in a [`MemoryOrder`], `conj` ([`Conj`]),
 //!   [`identity_tensor`] and [`make_tensor`] (PyCuTe), and the text renderers
