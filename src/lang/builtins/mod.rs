@@ -114,9 +114,13 @@ macro_rules! registry {
             $( $( Builtin { name: $name, min_args: $lo, max_args: $hi, args: $args, group: Group::$group, help: $help }, )* )*
         ];
 
-        /// The implementations, in the order of [`BUILTINS`].
-        fn implementations<I: Int>() -> Vec<Impl<I>> {
-            vec![ $( $( $f as Impl<I>, )* )* ]
+        /// The implementations, in the order of [`BUILTINS`], one table per integer type.
+        trait Implementations: Int {
+            const IMPLS: &'static [Impl<Self>];
+        }
+
+        impl<I: Int> Implementations for I {
+            const IMPLS: &'static [Impl<I>] = &[ $( $( $f as Impl<I>, )* )* ];
         }
     };
 }
@@ -260,7 +264,7 @@ pub(super) fn call<I: Int>(
         src,
         e,
     };
-    implementations::<I>()[k](&c)
+    <I as Implementations>::IMPLS[k](&c)
 }
 
 /// The built-in name nearest to a misspelling.
