@@ -96,26 +96,34 @@ pub(crate) fn stride_eq<I: Int>(a: &Stride<I>, b: &Stride<I>) -> bool {
 
 /// The size-1-preserving fold over flat leaves. Size-1 modes vanish unless they end the list.
 pub(crate) fn coalesce_z_flat<I: Int>(s: &[I], d: &[Stride<I>]) -> Result<(Flat<I>, Flat<Stride<I>>)> {
-    let mut rs: Flat<I> = SmallVec::new();
-    let mut rd: Flat<Stride<I>> = SmallVec::new();
-    for (j, (sb, db)) in s.iter().zip(d).enumerate() {
-        while rs.last().is_some_and(|x| x.is(1)) {
-            rs.pop();
-            rd.pop();
+    let mut rs: Flat<I> = s.iter().cloned().collect();
+    let mut rd: Flat<Stride<I>> = d.iter().cloned().collect();
+    coalesce_z_in_place(&mut rs, &mut rd)?;
+    Ok((rs, rd))
+}
+
+/// [`coalesce_z_flat`] in place: the leaves that remain are written over the leaves already
+/// read, so nothing is copied out and back.
+pub(crate) fn coalesce_z_in_place<I: Int>(s: &mut Flat<I>, d: &mut Flat<Stride<I>>) -> Result<()> {
+    let n = s.len().min(d.len());
+    let mut w = 0usize;
+    for j in 0..n {
+        while w > 0 && s[w - 1].is(1) {
+            w -= 1;
         }
-        if let (Some(sa), Some(da)) = (rs.last(), rd.last())
-            && mergeable(sa, da, sb, db, j + 1 == s.len())?
-        {
-            let merged = sa.mul(sb)?;
-            if let Some(last) = rs.last_mut() {
-                *last = merged;
-            }
+        if w > 0 && mergeable(&s[w - 1], &d[w - 1], &s[j], &d[j], j + 1 == n)? {
+            s[w - 1] = s[w - 1].mul(&s[j])?;
             continue;
         }
-        rs.push(sb.clone());
-        rd.push(db.clone());
+        if w != j {
+            s.swap(w, j);
+            d.swap(w, j);
+        }
+        w += 1;
     }
-    Ok((rs, rd))
+    s.truncate(w);
+    d.truncate(w);
+    Ok(())
 }
 
 fn build<I: Int>(s: Flat<I>, d: Flat<Stride<I>>, drop_trailing_one: bool) -> Layout<I> {

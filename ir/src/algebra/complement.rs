@@ -7,7 +7,7 @@
 //! `ceil(size(cotarget) / span)`.
 
 use super::axes::{AxisLeaf, axes, sort_by_stride};
-use super::coalesce::{Flat, FlatLayout, coalesce_z_flat};
+use super::coalesce::{Flat, FlatLayout, coalesce_z_in_place};
 use super::tiler::{Tiler, tiler_to_layout};
 use crate::error::{Error, Result};
 use crate::htuple::HTuple;
@@ -175,17 +175,18 @@ fn complement_axis<I: Int>(
         rd.push(Stride::Int(next));
     }
     rs.push(I::one());
-    let (mut s, mut d) = coalesce_z_flat(&rs, &rd)?;
-    if s.is_empty() {
-        s.push(I::one());
-        d.push(Stride::zero());
-        return Ok((s, d));
+    coalesce_z_in_place(&mut rs, &mut rd)?;
+    if rs.is_empty() {
+        rs.push(I::one());
+        rd.push(Stride::zero());
+        return Ok((rs, rd));
     }
     let Some(t) = cotarget else {
-        return Ok((s, d));
+        return Ok((rs, rd));
     };
     check_coverage(a, &steps, t)?;
-    extend(s, d, t)
+    extend(&mut rs, &mut rd, t)?;
+    Ok((rs, rd))
 }
 
 /// With a cotarget, `(A, R)` must reach every index below `size(cotarget)` (the divides rely
@@ -221,7 +222,7 @@ fn check_coverage<I: Int>(a: &Layout<I>, steps: &[(I, I)], target: &HTuple<I>) -
 
 /// Replaces the trailing size-1 mode of a minimal complement `s:d` with enough copies of the
 /// covered span to reach `size(target)`.
-fn extend<I: Int>(mut s: Flat<I>, mut d: Flat<Stride<I>>, target: &HTuple<I>) -> Result<FlatLayout<I>> {
+fn extend<I: Int>(s: &mut Flat<I>, d: &mut Flat<Stride<I>>, target: &HTuple<I>) -> Result<()> {
     s.pop();
     let span = d
         .pop()
@@ -250,7 +251,7 @@ fn extend<I: Int>(mut s: Flat<I>, mut d: Flat<Stride<I>>, target: &HTuple<I>) ->
         d.push(Stride::Int(acc.clone()));
         acc = acc.mul(&r)?;
     }
-    let (mut s, mut d) = coalesce_z_flat(&s, &d)?;
+    coalesce_z_in_place(s, d)?;
     if s.is_empty() {
         s.push(I::one());
         d.push(Stride::zero());
@@ -258,7 +259,7 @@ fn extend<I: Int>(mut s: Flat<I>, mut d: Flat<Stride<I>>, target: &HTuple<I>) ->
         s.pop();
         d.pop();
     }
-    Ok((s, d))
+    Ok(())
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@
 //! Tessera records how much of each digit every leaf uses and rejects the composition when
 //! the leaves together overflow a digit, naming both.
 
-use super::coalesce::{coalesce, coalesce_z_by, coalesce_z_flat};
+use super::coalesce::{Flat, coalesce, coalesce_z_by, coalesce_z_in_place};
 use super::layout_add::layout_add;
 use super::tiler::Tiler;
 use crate::error::{Error, Result};
@@ -134,7 +134,9 @@ pub(crate) fn compose_parts<I: Int>(a: &Layout<I>, b: Parts<'_, I>) -> Result<La
     let (flat_s, flat_d);
     let digits: Digits<'_, I> = match cod {
         Codomain::Int => {
-            let (mut s, mut d) = coalesce_z_flat(a.flat_shape(), a.flat_stride())?;
+            let mut s: Flat<I> = a.flat_shape().iter().cloned().collect();
+            let mut d: Flat<Stride<I>> = a.flat_stride().iter().cloned().collect();
+            coalesce_z_in_place(&mut s, &mut d)?;
             if s.is_empty() {
                 // A without leaves (`():()`) is the constant 0: the single digit 1:0, as
                 // `coalesce_z` gives. No digit at all made `split` index out of bounds
@@ -282,8 +284,8 @@ fn compose_leaf<I: Int>(
             e => e,
         })?;
         let f2 = weights.iter().any(|w| matches!(w, Stride::F2(_)));
-        let mut s: SmallVec<[I; 8]> = SmallVec::new();
-        let mut st: SmallVec<[Stride<I>; 8]> = SmallVec::new();
+        let mut s: Flat<I> = SmallVec::new();
+        let mut st: Flat<Stride<I>> = SmallVec::new();
         for sub in &subs {
             if sub.j + 1 < digits.len() {
                 budget.spend(range.start + sub.j, &digits[sub.j], &sub.m, &sub.t, k, f2)?;
@@ -293,7 +295,7 @@ fn compose_leaf<I: Int>(
         }
         if acc.is_none() && d.as_int().is_some() {
             // The common case: one integer stride. Coalesce the sub-modes directly.
-            let (mut s, mut st) = coalesce_z_flat(&s, &st)?;
+            coalesce_z_in_place(&mut s, &mut st)?;
             if s.is_empty() {
                 out.push_flat([I::one()], [Stride::zero()]);
                 return Ok(());
@@ -302,7 +304,7 @@ fn compose_leaf<I: Int>(
                 s.pop();
                 st.pop();
             }
-            out.push_flat(s, st);
+            out.push_flat(s.iter().cloned(), st.iter().cloned());
             return Ok(());
         }
         let part = Layout::flat_or_leaf(s, st);
