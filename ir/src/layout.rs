@@ -301,6 +301,26 @@ pub(crate) fn eval_flat<I: Int>(s: &[I], d: &[Stride<I>], idx: &I) -> Result<Str
 }
 
 impl Layout<i64> {
+    /// [`Layout::lift`], taking the layout: in `i64` it is moved, not copied.
+    ///
+    /// ```
+    /// use tessera_ir::{parse_layout, sym::SymInt};
+    /// let l = parse_layout("(4,8):(1@0,F2(3))").unwrap();
+    /// assert_eq!(l.into_lift::<SymInt>().unwrap().to_string(), "(4,8):(1@0,F2(3))");
+    /// ```
+    pub fn into_lift<I: Int>(self) -> Result<Layout<I>> {
+        let mut slot = Some(self);
+        if let Some(same) = (&mut slot as &mut dyn std::any::Any).downcast_mut::<Option<Layout<I>>>() {
+            return same
+                .take()
+                .ok_or_else(|| Error::internal("a layout lifted twice"));
+        }
+        match slot {
+            Some(l) => l.lift(),
+            None => Err(Error::internal("a layout lifted twice")),
+        }
+    }
+
     /// The same layout in the integers `I` (a concrete layout read as a symbolic one).
     ///
     /// ```

@@ -201,9 +201,9 @@ impl Session {
         let e = parse_expr(src)?;
         let before = out.len();
         let written = if self.env.vars.is_empty() {
-            write!(out, "{}", eval_expr::<i64>(&e, &Env::new(), src)?.check_depth()?)
+            write!(out, "{}", eval_line::<i64>(e, &Env::new(), src)?.check_depth()?)
         } else {
-            write!(out, "{}", eval_expr(&e, &self.env, src)?.check_depth()?)
+            write!(out, "{}", eval_line(e, &self.env, src)?.check_depth()?)
         };
         written.map_err(|_| {
             out.truncate(before);
@@ -275,6 +275,40 @@ fn at(src: &str, e: &Expr, msg: impl Into<String>) -> Error {
 /// An error pointing at byte column `col` of `src`.
 pub(crate) fn at_col(src: &str, col: usize, msg: impl Into<String>) -> Error {
     Error::Parse(ParseError::new(msg, src, col))
+}
+
+/// Evaluates the expression of a whole line, which is evaluated once: a call of a built-in
+/// takes its layout literals out of the tree instead of copying them; everything else is
+/// [`eval_expr`].
+fn eval_line<I: Int>(mut e: Expr, env: &Env<I>, src: &str) -> Result<Value<I>> {
+    let ExprKind::Call(name, args) = &mut e.kind else {
+        return eval_expr(&e, env, src);
+    };
+    if env.get(name).is_some() {
+        return eval_expr(&e, env, src);
+    }
+    let vals: Vec<Result<Value<I>>> = args
+        .iter_mut()
+        .map(|a| match &mut a.kind {
+            ExprKind::Literal(l) if matches!(**l, Literal::Layout(_)) => {
+                // The literal is read once: move it out, leaving a placeholder that no
+                // built-in reads (they read argument expressions only for integer scales).
+                let kind = std::mem::replace(&mut a.kind, ExprKind::Underscore);
+                let ExprKind::Literal(l) = kind else {
+                    unreachable!("matched a layout literal above")
+                };
+                match *l {
+                    Literal::Layout(l) => l.into_lift().map(Value::Layout),
+                    Literal::Tuple(_) => unreachable!("matched a layout literal above"),
+                }
+            }
+            _ => eval_expr(a, env, src),
+        })
+        .collect();
+    let ExprKind::Call(name, args) = &e.kind else {
+        unreachable!("matched a call above")
+    };
+    builtins::call(name, args, vals, env, src, &e)
 }
 
 /// Evaluates a parsed expression.
@@ -365,7 +399,7 @@ pub fn eval_expr<I: Int>(e: &Expr, env: &Env<I>, src: &str) -> Result<Value<I>> 
                 return apply(v.clone(), args, env, src, e.col);
             }
             let vals: Vec<Result<Value<I>>> = args.iter().map(|a| eval_expr(a, env, src)).collect();
-            builtins::call(name, args, &vals, env, src, e)
+            builtins::call(name, args, vals, env, src, e)
         }
         ExprKind::Keyword(n, _) => Err(at(
             src,

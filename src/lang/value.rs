@@ -205,6 +205,22 @@ impl<I: Int> Value<I> {
         }
     }
 
+    /// [`Value::to_layout`], taking the value (a layout is moved, not copied).
+    pub fn into_layout(self) -> Result<Layout<I>> {
+        match self {
+            Value::Layout(l) => Ok(l),
+            v => v.to_layout(),
+        }
+    }
+
+    /// [`Value::to_tiler`], taking the value (a layout is moved, not copied).
+    pub fn into_tiler(self) -> Result<Tiler<I>> {
+        match self {
+            Value::Layout(l) => Ok(Tiler::Layout(l)),
+            v => v.to_tiler(),
+        }
+    }
+
     /// This value as a tiler: `_` keeps a mode, an integer `n` is `n:1`, tuples go by mode.
     pub fn to_tiler(&self) -> Result<Tiler<I>> {
         match self {

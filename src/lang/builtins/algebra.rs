@@ -25,6 +25,13 @@ impl<I: Int> LayoutArg<I> {
             v => Ok(LayoutArg::Plain(v.to_layout()?)),
         }
     }
+    /// [`LayoutArg::of`], taking the value.
+    pub(super) fn take(v: Value<I>) -> Result<Self> {
+        match v {
+            Value::Composed(c) => Ok(LayoutArg::Composed(c)),
+            v => Ok(LayoutArg::Plain(v.into_layout()?)),
+        }
+    }
     pub(super) fn inner(&self) -> &Layout<I> {
         match self {
             LayoutArg::Plain(l) => l,
@@ -41,19 +48,22 @@ impl<I: Int> LayoutArg<I> {
 }
 
 /// `f(A, tiler)` on a layout-like `A`, keeping its swizzle and offset.
-fn tiler_op<I: Int>(c: &Call<'_, I>, f: fn(&Layout<I>, &Tiler<I>) -> Result<Layout<I>>) -> Result<Value<I>> {
-    let a = LayoutArg::of(c.arg(0)?)?;
-    let t = c.arg(1)?.to_tiler()?;
+fn tiler_op<I: Int>(
+    c: &mut Call<'_, I>,
+    f: fn(&Layout<I>, &Tiler<I>) -> Result<Layout<I>>,
+) -> Result<Value<I>> {
+    let a = LayoutArg::take(c.take(0)?)?;
+    let t = c.take(1)?.into_tiler()?;
     a.map(|l| f(l, &t))
 }
 
 /// `f(L)` on a plain layout.
-fn unary<I: Int>(c: &Call<'_, I>, f: fn(&Layout<I>) -> Result<Layout<I>>) -> Result<Value<I>> {
-    Ok(Value::Layout(f(&c.arg(0)?.to_layout()?)?))
+fn unary<I: Int>(c: &mut Call<'_, I>, f: fn(&Layout<I>) -> Result<Layout<I>>) -> Result<Value<I>> {
+    Ok(Value::Layout(f(&c.take(0)?.into_layout()?)?))
 }
 
 /// `coalesce`/`coalesce_z`, whole or by mode.
-fn coalesce_any<I: Int>(c: &Call<'_, I>, z: bool) -> Result<Value<I>> {
+fn coalesce_any<I: Int>(c: &mut Call<'_, I>, z: bool) -> Result<Value<I>> {
     let a = LayoutArg::of(c.arg(0)?)?;
     let prof = if c.len() == 2 {
         Some(c.arg(1)?.to_profile()?)
@@ -68,23 +78,23 @@ fn coalesce_any<I: Int>(c: &Call<'_, I>, z: bool) -> Result<Value<I>> {
     })
 }
 
-pub(super) fn coalesce<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn coalesce<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     coalesce_any(c, false)
 }
 
-pub(super) fn coalesce_z<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn coalesce_z<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     coalesce_any(c, true)
 }
 
-pub(super) fn filter<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn filter<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     unary(c, alg::filter)
 }
 
-pub(super) fn composition<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn composition<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     tiler_op(c, alg::composition_tiler)
 }
 
-pub(super) fn complement<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn complement<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     let a = c.arg(0)?.to_layout()?;
     let t = if c.len() == 2 {
         Some(c.arg(1)?.to_shape()?)
@@ -94,41 +104,41 @@ pub(super) fn complement<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
     Ok(Value::Layout(alg::complement(&a, t.as_ref())?))
 }
 
-pub(super) fn logical_divide<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn logical_divide<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     tiler_op(c, alg::logical_divide)
 }
 
-pub(super) fn zipped_divide<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn zipped_divide<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     tiler_op(c, alg::zipped_divide)
 }
 
-pub(super) fn tiled_divide<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn tiled_divide<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     tiler_op(c, alg::tiled_divide)
 }
 
-pub(super) fn flat_divide<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn flat_divide<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     tiler_op(c, alg::flat_divide)
 }
 
-pub(super) fn logical_product<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn logical_product<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     tiler_op(c, alg::logical_product)
 }
 
-pub(super) fn zipped_product<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn zipped_product<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     tiler_op(c, alg::zipped_product)
 }
 
-pub(super) fn tiled_product<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn tiled_product<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     tiler_op(c, alg::tiled_product)
 }
 
-pub(super) fn flat_product<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn flat_product<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     tiler_op(c, alg::flat_product)
 }
 
 /// A rank-sensitive product of a layout-like `A` and a layout `B`.
 fn rank_sensitive<I: Int>(
-    c: &Call<'_, I>,
+    c: &mut Call<'_, I>,
     f: fn(&Layout<I>, &Layout<I>) -> Result<Layout<I>>,
 ) -> Result<Value<I>> {
     let a = LayoutArg::of(c.arg(0)?)?;
@@ -136,54 +146,54 @@ fn rank_sensitive<I: Int>(
     a.map(|l| f(l, &b))
 }
 
-pub(super) fn blocked_product<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn blocked_product<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     rank_sensitive(c, alg::blocked_product)
 }
 
-pub(super) fn raked_product<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn raked_product<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     rank_sensitive(c, alg::raked_product)
 }
 
-pub(super) fn right_inverse<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn right_inverse<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     unary(c, alg::right_inverse)
 }
 
-pub(super) fn left_inverse<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn left_inverse<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     unary(c, alg::left_inverse)
 }
 
-pub(super) fn nullspace<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn nullspace<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     unary(c, alg::nullspace)
 }
 
-pub(super) fn layout_add<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn layout_add<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     Ok(Value::Layout(alg::layout_add(
         &c.arg(0)?.to_layout()?,
         &c.arg(1)?.to_layout()?,
     )?))
 }
 
-pub(super) fn greatest_common_domain<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn greatest_common_domain<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     Ok(Value::Layout(alg::greatest_common_domain(
         &c.arg(0)?.to_shape()?,
         &c.arg(1)?.to_shape()?,
     )?))
 }
 
-pub(super) fn recast<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn recast<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     let a = LayoutArg::of(c.arg(0)?)?;
     let (p, q) = rational(&c.args[1], c.env, c.src)?;
     a.map(|l| alg::recast(l, p, q))
 }
 
-pub(super) fn max_common_vector<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn max_common_vector<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     Ok(Value::Int(alg::max_common_vector(
         &c.arg(0)?.to_layout()?,
         &c.arg(1)?.to_layout()?,
     )?))
 }
 
-pub(super) fn make_layout<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn make_layout<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     let vals: Vec<Value<I>> = (0..c.len()).map(|k| c.arg(k).cloned()).collect::<Result<_>>()?;
     let parts: Vec<Value<I>> = match vals.as_slice() {
         [Value::Tuple(items)] if items.iter().any(|v| matches!(v, Value::Layout(_))) => items.clone(),
@@ -193,26 +203,26 @@ pub(super) fn make_layout<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
     Ok(Value::Layout(Layout::concat(ls?)))
 }
 
-pub(super) fn make_layout_like<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn make_layout_like<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     unary(c, alg::make_layout_like)
 }
 
-pub(super) fn make_ordered_layout<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn make_ordered_layout<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     Ok(Value::Layout(alg::make_ordered_layout(
         &c.arg(0)?.to_int_tuple()?,
         &c.arg(1)?.to_int_tuple()?,
     )?))
 }
 
-pub(super) fn make_identity_layout<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn make_identity_layout<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     Ok(Value::Layout(alg::identity_layout(&c.arg(0)?.to_shape()?)?))
 }
 
-pub(super) fn make_basis_like<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn make_basis_like<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     Ok(stride_tuple_value(&alg::make_basis_like(&c.arg(0)?.to_shape()?)))
 }
 
-pub(super) fn tiler_to_layout<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn tiler_to_layout<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     Ok(Value::Layout(alg::tiler_to_layout(&c.arg(0)?.to_tiler()?)?))
 }
 

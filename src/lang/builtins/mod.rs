@@ -76,7 +76,7 @@ pub(crate) struct Call<'a, I> {
     pub(crate) name: &'a str,
     /// The argument expressions (for the few functions that read them unevaluated).
     pub(crate) args: &'a [Expr],
-    vals: &'a [Result<Value<I>>],
+    vals: Vec<Result<Value<I>>>,
     /// The names in scope.
     pub(crate) env: &'a Env<I>,
     /// The source line, for messages.
@@ -92,8 +92,13 @@ impl<'a, I: Int> Call<'a, I> {
     }
 
     /// Argument `k`, evaluated.
-    pub(crate) fn arg(&self, k: usize) -> Result<&'a Value<I>> {
+    pub(crate) fn arg(&self, k: usize) -> Result<&Value<I>> {
         self.vals[k].as_ref().map_err(Error::clone)
+    }
+
+    /// Argument `k`, evaluated and taken (a later [`Call::arg`] of `k` is an internal error).
+    pub(crate) fn take(&mut self, k: usize) -> Result<Value<I>> {
+        std::mem::replace(&mut self.vals[k], Err(Error::internal("an argument used twice")))
     }
 
     /// An error at the call.
@@ -103,7 +108,7 @@ impl<'a, I: Int> Call<'a, I> {
 }
 
 /// The signature of an implementation.
-type Impl<I> = fn(&Call<'_, I>) -> Result<Value<I>>;
+type Impl<I> = fn(&mut Call<'_, I>) -> Result<Value<I>>;
 
 /// Declares the registry and its dispatch from one list: `group { "name" (min, max) "args"
 /// "help" => implementation, ... }`.
@@ -206,8 +211,32 @@ registry! {
     }
 }
 
+/// FNV-1a: names are short and not adversarial for this table (its keys are fixed), so a
+/// cheap hash beats the default one on every call.
+#[derive(Default)]
+struct Fnv(u64);
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &b in bytes {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
+type Names = HashMap<&'static str, usize, std::hash::BuildHasherDefault<Fnv>>;
+
 /// The index of each built-in in [`BUILTINS`], by name.
-static INDEX: LazyLock<HashMap<&'static str, usize>> =
+static INDEX: LazyLock<Names> =
     LazyLock::new(|| BUILTINS.iter().enumerate().map(|(k, b)| (b.name, k)).collect());
 
 /// The built-in called `name`.
@@ -224,7 +253,7 @@ pub fn is_reserved(name: &str) -> bool {
 pub(super) fn call<I: Int>(
     name: &str,
     args: &[Expr],
-    vals: &[Result<Value<I>>],
+    vals: Vec<Result<Value<I>>>,
     env: &Env<I>,
     src: &str,
     e: &Expr,
@@ -256,7 +285,7 @@ pub(super) fn call<I: Int>(
             format!("{name} takes {want} argument{plural}, got {}", args.len()),
         ));
     }
-    let c = Call {
+    let mut c = Call {
         name,
         args,
         vals,
@@ -264,7 +293,7 @@ pub(super) fn call<I: Int>(
         src,
         e,
     };
-    <I as Implementations>::IMPLS[k](&c)
+    <I as Implementations>::IMPLS[k](&mut c)
 }
 
 /// The built-in name nearest to a misspelling.

@@ -10,7 +10,7 @@ use tessera_ir::Result;
 use tessera_ir::Stride;
 use tessera_ir::shape;
 
-pub(super) fn select<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn select<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     if c.len() == 3 {
         return super::views::select(c);
     }
@@ -18,17 +18,17 @@ pub(super) fn select<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
     map_modes(c.arg(0)?, |m| m.select(&idx), |t| t.select(&idx))
 }
 
-pub(super) fn take<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn take<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     let (b, en) = (c.arg(1)?.to_index()?, c.arg(2)?.to_index()?);
     map_modes(c.arg(0)?, |m| m.take(b, en), |t| t.take(b, en))
 }
 
 /// The indices `i, j, ...` after the first argument.
-fn path<I: Int>(c: &Call<'_, I>) -> Result<Vec<usize>> {
+fn path<I: Int>(c: &mut Call<'_, I>) -> Result<Vec<usize>> {
     (1..c.len()).map(|k| c.arg(k)?.to_index()).collect()
 }
 
-pub(super) fn get<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn get<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     let path = path(c)?;
     let missing = || c.err(format!("get: no mode at path {path:?}"));
     match c.arg(0)? {
@@ -39,7 +39,7 @@ pub(super) fn get<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
     }
 }
 
-pub(super) fn flatten<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn flatten<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     match c.arg(0)? {
         Value::Layout(l) => Ok(Value::Layout(l.flatten())),
         v => Ok(Value::from_int_tuple(&v.to_int_tuple()?.flatten())),
@@ -47,7 +47,7 @@ pub(super) fn flatten<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
 }
 
 /// `wrap` (`w`) or `unwrap` of a layout or an int tuple.
-fn wrap_any<I: Int>(c: &Call<'_, I>, w: bool) -> Result<Value<I>> {
+fn wrap_any<I: Int>(c: &mut Call<'_, I>, w: bool) -> Result<Value<I>> {
     match c.arg(0)? {
         Value::Layout(l) => {
             let (s, d) = l.clone().into_parts();
@@ -69,59 +69,59 @@ fn wrap_any<I: Int>(c: &Call<'_, I>, w: bool) -> Result<Value<I>> {
     }
 }
 
-pub(super) fn wrap<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn wrap<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     wrap_any(c, true)
 }
 
-pub(super) fn unwrap<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn unwrap<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     wrap_any(c, false)
 }
 
-pub(super) fn size<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn size<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     Ok(Value::Int(shape::size(&c.arg(0)?.to_shape()?)?))
 }
 
-pub(super) fn cosize<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn cosize<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     Ok(Value::Int(c.arg(0)?.to_layout()?.cosize()?))
 }
 
-pub(super) fn rank<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn rank<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     Ok(Value::Int(I::lit(c.arg(0)?.to_shape()?.rank() as i64)))
 }
 
-pub(super) fn depth<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn depth<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     Ok(Value::Int(I::lit(c.arg(0)?.to_shape()?.depth() as i64)))
 }
 
-pub(super) fn shape<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn shape<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     Ok(Value::from_int_tuple(&c.arg(0)?.to_shape()?))
 }
 
-pub(super) fn stride<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn stride<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     let l = LayoutArg::of(c.arg(0)?)?;
     Ok(stride_tuple_value(l.inner().stride()))
 }
 
-pub(super) fn coshape<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn coshape<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     Ok(Value::from_int_tuple(&c.arg(0)?.to_layout()?.coshape()?))
 }
 
-pub(super) fn coprofile<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn coprofile<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     let cs = c.arg(0)?.to_layout()?.coshape()?;
     Ok(Value::from_int_tuple(&cs.map(|_| I::zero())))
 }
 
-pub(super) fn product<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn product<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     Ok(Value::Int(shape::size(&c.arg(0)?.to_int_tuple()?)?))
 }
 
-pub(super) fn product_each<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn product_each<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     Ok(Value::from_int_tuple(&shape::product_each(
         &c.arg(0)?.to_int_tuple()?,
     )?))
 }
 
-pub(super) fn prefix_product<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn prefix_product<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     let init = if c.len() == 2 {
         c.arg(1)?.to_int()?
     } else {
@@ -133,14 +133,14 @@ pub(super) fn prefix_product<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
     )?))
 }
 
-pub(super) fn inner_product<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn inner_product<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     Ok(Value::Int(shape::inner_product(
         &c.arg(0)?.to_int_tuple()?,
         &c.arg(1)?.to_int_tuple()?,
     )?))
 }
 
-pub(super) fn idx2crd<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn idx2crd<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     let (idx, sh) = (c.arg(0)?.to_int_tuple()?, c.arg(1)?.to_shape()?);
     Ok(Value::from_int_tuple(&if c.len() == 3 {
         shape::idx2crd_strided(&idx, &sh, &c.arg(2)?.to_int_tuple()?)?
@@ -149,7 +149,7 @@ pub(super) fn idx2crd<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
     }))
 }
 
-pub(super) fn crd2idx<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn crd2idx<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     if c.len() == 3 {
         // PyCuTe's crd2idx(crd, shape, stride) is the layout shape:stride at crd.
         let l = Layout::new(c.arg(1)?.to_shape()?, c.arg(2)?.to_stride_tuple()?)
@@ -162,63 +162,63 @@ pub(super) fn crd2idx<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
     )?))
 }
 
-pub(super) fn congruent<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn congruent<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     Ok(Value::Bool(
         c.arg(0)?.to_shape()?.congruent(&c.arg(1)?.to_shape()?),
     ))
 }
 
-pub(super) fn weakly_congruent<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn weakly_congruent<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     Ok(Value::Bool(
         c.arg(0)?.to_shape()?.weakly_congruent(&c.arg(1)?.to_shape()?),
     ))
 }
 
-pub(super) fn compatible<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn compatible<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     Ok(Value::Bool(shape::compatible(
         &c.arg(0)?.to_shape()?,
         &c.arg(1)?.to_shape()?,
     )?))
 }
 
-pub(super) fn common_refinement<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn common_refinement<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     Ok(Value::from_int_tuple(&shape::common_refinement(
         &c.arg(0)?.to_shape()?,
         &c.arg(1)?.to_shape()?,
     )?))
 }
 
-pub(super) fn common_coarsening<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn common_coarsening<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     Ok(Value::from_int_tuple(&shape::common_coarsening(
         &c.arg(0)?.to_shape()?,
         &c.arg(1)?.to_shape()?,
     )?))
 }
 
-pub(super) fn fdiv<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn fdiv<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     Ok(Value::Int(c.arg(0)?.to_int()?.floor_div(&c.arg(1)?.to_int()?)?))
 }
 
-pub(super) fn fmod<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn fmod<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     Ok(Value::Int(c.arg(0)?.to_int()?.floor_mod(&c.arg(1)?.to_int()?)?))
 }
 
 /// `slice_` (`keep`) or `dice_`.
-fn slice_or_dice<I: Int>(c: &Call<'_, I>, keep: bool) -> Result<Value<I>> {
+fn slice_or_dice<I: Int>(c: &mut Call<'_, I>, keep: bool) -> Result<Value<I>> {
     let mut out = Vec::new();
     slice_dice(c.arg(0)?, c.arg(1)?, keep, &mut out).map_err(|m| c.err(format!("{}: {m}", c.name)))?;
     Ok(Value::Tuple(out))
 }
 
-pub(super) fn slice_<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn slice_<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     slice_or_dice(c, true)
 }
 
-pub(super) fn dice_<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn dice_<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     slice_or_dice(c, false)
 }
 
-pub(super) fn unflatten<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn unflatten<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     let flat = c.arg(0)?.to_int_tuple()?;
     let prof = c.arg(1)?.to_shape()?;
     Ok(Value::from_int_tuple(&HTuple::unflatten(
@@ -227,17 +227,17 @@ pub(super) fn unflatten<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
     )?))
 }
 
-pub(super) fn is_tuple<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn is_tuple<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     Ok(Value::Bool(matches!(c.arg(0)?, Value::Tuple(_))))
 }
 
-pub(super) fn repeat_like<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn repeat_like<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     let x = c.arg(0)?.to_int()?;
     let p = c.arg(1)?.to_shape()?;
     Ok(Value::from_int_tuple(&HTuple::repeat_like(x, p.profile())))
 }
 
-pub(super) fn lift<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(super) fn lift<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     let path = path(c)?;
     // Each index pads that many zeros: keep it to tuple sizes the parser accepts.
     if let Some(big) = path.iter().find(|&&i| i >= 4096) {

@@ -125,22 +125,22 @@ fn offset_entry<I: Int>(v: &Value<I>) -> Result<SliceArg> {
 }
 
 /// The view of argument 0 and a runner turning a view result into a value named after the call.
-fn base<I: Int>(c: &Call<'_, I>) -> Result<ComposedLayout<i64>> {
+fn base<I: Int>(c: &mut Call<'_, I>) -> Result<ComposedLayout<i64>> {
     view_of(c.arg(0)?)
 }
 
-fn run<I: Int>(c: &Call<'_, I>, r: ViewResult<ComposedLayout<i64>>) -> Result<Value<I>> {
+fn run<I: Int>(c: &mut Call<'_, I>, r: ViewResult<ComposedLayout<i64>>) -> Result<Value<I>> {
     r.map_err(|err| named(c.name, err)).and_then(value_of)
 }
 
 /// `select(L, dim, i)`.
-pub(crate) fn select<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(crate) fn select<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     let v = base(c)?;
     run(c, view::select(&v, c.arg(1)?.to_index()?, c.arg(2)?.to_index()?))
 }
 
 /// `narrow(L, dim, start, len)`.
-pub(crate) fn narrow<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(crate) fn narrow<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     let v = base(c)?;
     run(
         c,
@@ -154,25 +154,25 @@ pub(crate) fn narrow<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
 }
 
 /// `permute(L, (p0, p1, ...))`.
-pub(crate) fn permute<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(crate) fn permute<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     let v = base(c)?;
     run(c, view::permute(&v, &indices(c.arg(1)?)?))
 }
 
 /// `broadcast(L, dims)`.
-pub(crate) fn broadcast<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(crate) fn broadcast<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     let v = base(c)?;
     run(c, view::broadcast(&v, &indices(c.arg(1)?)?))
 }
 
 /// `diagonal(L, pairs)`.
-pub(crate) fn diagonal<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(crate) fn diagonal<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     let v = base(c)?;
     run(c, view::diagonal(&v, &pairs(c.arg(1)?)?))
 }
 
 /// `tile_view(L, offset [, shape])`.
-pub(crate) fn tile_view<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(crate) fn tile_view<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     let v = base(c)?;
     let offset: Vec<SliceArg> = match c.arg(1)? {
         Value::Tuple(items) => items.iter().map(offset_entry).collect::<Result<_>>()?,
@@ -187,7 +187,7 @@ pub(crate) fn tile_view<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
 }
 
 /// `local_tile(L, tiler, coord)`.
-pub(crate) fn local_tile<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(crate) fn local_tile<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     let v = base(c)?;
     let tiler = tiler_concrete(&c.arg(1)?.to_tiler()?)?;
     let coord = c.arg(2)?.to_int_tuple()?.try_map(konst)?;
@@ -195,7 +195,7 @@ pub(crate) fn local_tile<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
 }
 
 /// `local_partition(L, threads, thread)`.
-pub(crate) fn local_partition<I: Int>(c: &Call<'_, I>) -> Result<Value<I>> {
+pub(crate) fn local_partition<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     let v = base(c)?;
     let threads = match c.arg(1)? {
         Value::Layout(l) => Threads::Layout(concrete(l)?),
