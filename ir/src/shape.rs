@@ -159,16 +159,7 @@ pub fn idx2crd<I: Int>(idx: &HTuple<I>, shape: &HTuple<I>) -> Result<HTuple<I>> 
             HTuple::unflatten(out, shape.profile())
         }
         (false, false) => {
-            if idx.rank() != shape.rank() {
-                return Err(Error::Rank {
-                    op: "idx2crd",
-                    msg: format!(
-                        "coordinate {idx} has rank {} but shape {shape} has rank {}",
-                        idx.rank(),
-                        shape.rank()
-                    ),
-                });
-            }
+            same_rank(idx, shape)?;
             let modes: Result<Vec<_>> = idx
                 .modes()
                 .iter()
@@ -181,6 +172,21 @@ pub fn idx2crd<I: Int>(idx: &HTuple<I>, shape: &HTuple<I>) -> Result<HTuple<I>> 
             "idx2crd: coordinate {idx} is deeper than shape {shape}"
         ))),
     }
+}
+
+/// `idx2crd`'s rank check: a tuple coordinate has one mode per mode of the shape.
+fn same_rank<I: Int>(idx: &HTuple<I>, shape: &HTuple<I>) -> Result<()> {
+    if idx.rank() == shape.rank() {
+        return Ok(());
+    }
+    Err(Error::Rank {
+        op: "idx2crd",
+        msg: format!(
+            "coordinate {idx} has rank {} but shape {shape} has rank {}",
+            idx.rank(),
+            shape.rank()
+        ),
+    })
 }
 
 /// PyCuTe's `idx2crd(idx, shape, stride)`: leaf `k` of the coordinate is
@@ -222,16 +228,7 @@ pub fn idx2crd_strided<I: Int>(idx: &HTuple<I>, shape: &HTuple<I>, stride: &HTup
             Ok(HTuple::from_modes(modes?))
         }
         (false, false) => {
-            if idx.rank() != shape.rank() {
-                return Err(Error::Rank {
-                    op: "idx2crd",
-                    msg: format!(
-                        "coordinate {idx} has rank {} but shape {shape} has rank {}",
-                        idx.rank(),
-                        shape.rank()
-                    ),
-                });
-            }
+            same_rank(idx, shape)?;
             let modes: Result<Vec<_>> = idx
                 .modes()
                 .iter()

@@ -3,26 +3,46 @@
 //! ([`crate::context`]).
 
 use crate::context::{Ctx, below, finish, get, past_end, refuted_without_witness, witness};
+use crate::encode::Term;
 use crate::error::{PResult, ProveError};
 use crate::func::{Func, same_point, show_point};
 use crate::query::{Query, Scope, output_range, points_equal};
 use crate::verdict::{Counterexample, Verdict};
-use tessera_ir::sym::SymInt;
+use tessera_ir::index::IndexExpr;
+use tessera_ir::sym::{Interval, SymInt};
 use tessera_ir::{Int, shape};
 use z3::ast::Bool;
+
+/// A query over one lowered function `e` on `[0, size)`: the range of its indices, the query,
+/// and the size as a term. `more` are the other symbolic values the query forms, `extra` the
+/// other constants (both size the bit-vectors).
+fn over_domain(
+    ctx: &Ctx,
+    e: &IndexExpr,
+    size: &SymInt,
+    more: &[&SymInt],
+    extra: &[i128],
+) -> PResult<(Interval, Query, Term)> {
+    let r = below(&ctx.facts, size);
+    let mut syms = vec![size];
+    syms.extend_from_slice(more);
+    let mut ex = vec![past_end(r)];
+    ex.extend_from_slice(extra);
+    let scope = Scope {
+        apps: vec![(e, r)],
+        syms,
+        extra: ex,
+        quantified: false,
+    };
+    let mut q = Query::new(ctx.facts.clone(), &scope, ctx.deadline)?;
+    let n = q.sym(size)?;
+    Ok((r, q, n))
+}
 
 pub(crate) fn injective(ctx: &Ctx, f: &Func) -> PResult<Verdict> {
     let e = f.lower()?;
     let size = f.size()?;
-    let r = below(&ctx.facts, &size);
-    let scope = Scope {
-        apps: vec![(&e, r)],
-        syms: vec![&size],
-        extra: vec![past_end(r)],
-        quantified: false,
-    };
-    let mut q = Query::new(ctx.facts.clone(), &scope, ctx.deadline)?;
-    let n = q.sym(&size)?;
+    let (r, mut q, n) = over_domain(ctx, &e, &size, &[], &[])?;
     let zero = q.konst(0);
     let x = q.index("x", &zero, &n)?;
     let y = q.index("y", &zero, &n)?;
@@ -49,15 +69,7 @@ pub(crate) fn injective(ctx: &Ctx, f: &Func) -> PResult<Verdict> {
 pub(crate) fn in_bounds(ctx: &Ctx, f: &Func, bound: &SymInt) -> PResult<Verdict> {
     let e = f.lower()?;
     let size = f.size()?;
-    let r = below(&ctx.facts, &size);
-    let scope = Scope {
-        apps: vec![(&e, r)],
-        syms: vec![&size, bound],
-        extra: vec![past_end(r)],
-        quantified: false,
-    };
-    let mut q = Query::new(ctx.facts.clone(), &scope, ctx.deadline)?;
-    let n = q.sym(&size)?;
+    let (r, mut q, n) = over_domain(ctx, &e, &size, &[bound], &[])?;
     let hi = q.sym(bound)?;
     let zero = q.konst(0);
     let x = q.index("x", &zero, &n)?;
@@ -248,15 +260,7 @@ pub(crate) fn composition_valid(ctx: &Ctx, a: &Func, b: &Func, r: &Func) -> PRes
 pub(crate) fn contiguous(ctx: &Ctx, f: &Func) -> PResult<Verdict> {
     let e = f.lower()?;
     let size = f.size()?;
-    let r = below(&ctx.facts, &size);
-    let scope = Scope {
-        apps: vec![(&e, r)],
-        syms: vec![&size],
-        extra: vec![past_end(r)],
-        quantified: false,
-    };
-    let mut q = Query::new(ctx.facts.clone(), &scope, ctx.deadline)?;
-    let n = q.sym(&size)?;
+    let (r, mut q, n) = over_domain(ctx, &e, &size, &[], &[])?;
     let one = q.konst(1);
     let zero = q.konst(0);
     let i = q.index("i", &one, &n)?;
@@ -315,15 +319,7 @@ pub(crate) fn vectorizable(ctx: &Ctx, f: &Func, v: i64) -> PResult<Verdict> {
         }
     }
     let e = f.lower()?;
-    let r = below(&ctx.facts, &size);
-    let scope = Scope {
-        apps: vec![(&e, r)],
-        syms: vec![&size],
-        extra: vec![past_end(r), v as i128],
-        quantified: false,
-    };
-    let mut q = Query::new(ctx.facts.clone(), &scope, ctx.deadline)?;
-    let n = q.sym(&size)?;
+    let (r, mut q, n) = over_domain(ctx, &e, &size, &[], &[v as i128])?;
     let (zero, vv) = (q.konst(0), q.konst(v));
     let runs = q.divmod(&n, &vv, true)?.0;
     let b = q.index("run", &zero, &runs)?;
