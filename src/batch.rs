@@ -162,7 +162,9 @@ fn reply(session: &Session, line: Line, bytes: &[u8], out: &mut String, code: &m
 
 /// The answers to `lines` of `block`, in order.
 fn reply_all(session: &Session, block: &Block, lines: &[(Line, Range<usize>)], code: &mut i32) -> String {
-    let mut out = String::with_capacity(lines.len() * 32);
+    // About as long as the questions: a result is rarely longer than its expression.
+    let bytes: usize = lines.iter().map(|(_, r)| r.len() + 8).sum();
+    let mut out = String::with_capacity(bytes);
     for (kind, r) in lines {
         reply(session, *kind, &block.bytes[r.clone()], &mut out, code);
     }

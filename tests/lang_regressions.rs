@@ -425,3 +425,28 @@ fn crd2idx_and_idx2crd_take_a_stride() {
         }
     }
 }
+
+/// A line's layout literals are moved into the call (not copied); messages still show the
+/// argument as written, also inside a tuple, and `recast` reads `p/q` unevaluated.
+#[test]
+fn moved_arguments_show_in_messages() {
+    let err = |src: &str| eval_str(src).unwrap_err().to_string();
+    assert!(
+        err("recast(8:1, 4:1)").contains("found a layout (4:1)"),
+        "{}",
+        err("recast(8:1, 4:1)")
+    );
+    assert!(
+        err("recast(8:1, (4:1,2))").contains("((4:1,2))"),
+        "{}",
+        err("recast(8:1, (4:1,2))")
+    );
+    assert_eq!(eval_str("recast((4,8):(1,4), 1/2)").unwrap(), "(8,8):(1,8)");
+    assert_eq!(eval_str("recast(8:1, 2)").unwrap(), "4:1");
+    // A tiler of literals is taken whole: mode 0 is 8:8 / 2:1, mode 1 is 8:1 / 4:2.
+    let s = Session::new(&[], &[]).unwrap();
+    assert_eq!(
+        s.eval("logical_divide((8,8):(8,1), (2:1, 4:2))").unwrap(),
+        "((2,4),(4,2)):((8,16),(2,1))"
+    );
+}

@@ -17,7 +17,7 @@
 
 use crate::error::{Error, Result};
 use smallvec::SmallVec;
-use std::fmt;
+use std::fmt::{self, Write as _};
 use std::ops::Range;
 
 /// The token of a leaf in a [`Profile`]; a tuple of `n` modes is the token `n + 1`.
@@ -497,6 +497,17 @@ impl<T: Clone> HTuple<T> {
     }
 }
 
+impl<T> HTuple<T> {
+    /// Writes the tuple with `leaf` writing each leaf.
+    pub(crate) fn write_with(
+        &self,
+        f: &mut fmt::Formatter<'_>,
+        leaf: impl FnMut(&mut fmt::Formatter<'_>, &T) -> fmt::Result,
+    ) -> fmt::Result {
+        write_tree(f, &self.prof.0, &self.leaves, leaf)
+    }
+}
+
 impl<T: fmt::Display> fmt::Display for HTuple<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write_tree(f, &self.prof.0, &self.leaves, |f, x| fmt::Display::fmt(x, f))
@@ -535,12 +546,13 @@ fn write_node<T>(
         *li += 1;
         return Ok(());
     }
-    f.write_str("(")?;
+    // Characters, not strings: a one-byte string costs a copy call in a `String` sink.
+    f.write_char('(')?;
     for k in 0..t - 1 {
         if k > 0 {
-            f.write_str(",")?;
+            f.write_char(',')?;
         }
         write_node(f, toks, pos, leaves, li, leaf)?;
     }
-    f.write_str(")")
+    f.write_char(')')
 }

@@ -16,7 +16,7 @@
 
 use crate::error::{Error, Result};
 use std::cmp::Ordering;
-use std::fmt::{Debug, Display};
+use std::fmt::{self, Debug, Display};
 use std::hash::Hash;
 
 /// An integer of the algebra: a concrete `i64`, or a symbolic extent.
@@ -228,6 +228,35 @@ impl Int for i64 {
     }
 }
 
+/// Writes an integer as its `Display` does; a constant is written in decimal with one
+/// `write_str` (the formatter's padding machinery costs more than the digits when a layout is
+/// printed leaf by leaf). With a width, precision or `+` flag set, `Display` writes it.
+pub(crate) fn write_int<I: Int>(f: &mut fmt::Formatter<'_>, x: &I) -> fmt::Result {
+    match x.as_const() {
+        Some(v) if f.width().is_none() && f.precision().is_none() && !f.sign_plus() => {
+            let mut buf = [0u8; 20];
+            let mut at = buf.len();
+            let mut m = v.unsigned_abs();
+            loop {
+                at -= 1;
+                buf[at] = b'0' + (m % 10) as u8;
+                m /= 10;
+                if m == 0 {
+                    break;
+                }
+            }
+            if v < 0 {
+                // At most 19 digits: the sign fits in the 20 bytes.
+                at -= 1;
+                buf[at] = b'-';
+            }
+            // The buffer holds ASCII digits only.
+            f.write_str(std::str::from_utf8(&buf[at..]).map_err(|_| fmt::Error)?)
+        }
+        _ => Display::fmt(x, f),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -243,6 +272,23 @@ mod tests {
                 assert!(r.abs() < b.abs());
                 assert_eq!(a.div_up(&b).unwrap(), -((-a).floor_div(&b).unwrap()));
             }
+        }
+    }
+
+    #[test]
+    fn decimal_writing_matches_display() {
+        struct D(i64);
+        impl Display for D {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write_int(f, &self.0)
+            }
+        }
+        let mut xs = vec![0, 1, -1, 9, 10, -10, 99, 100, i64::MAX, i64::MIN, i64::MIN + 1];
+        xs.extend((0..19).map(|k| 10i64.pow(k)).flat_map(|p| [p - 1, p, -p, 1 - p]));
+        for x in xs {
+            assert_eq!(D(x).to_string(), x.to_string());
+            assert_eq!(format!("{:>24}", D(x)), format!("{x:>24}"));
+            assert_eq!(format!("{:+}", D(x)), format!("{x:+}"));
         }
     }
 

@@ -19,7 +19,7 @@ use crate::int::Int;
 use crate::shape;
 use crate::stride::{Codomain, Stride};
 use smallvec::SmallVec;
-use std::fmt;
+use std::fmt::{self, Write as _};
 
 /// A layout `shape:stride`.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
@@ -493,8 +493,8 @@ impl<I: Int> LayoutBuilder<I> {
 
 impl<I: Int> fmt::Display for Layout<I> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&self.shape, f)?;
-        f.write_str(":")?;
+        self.shape.write_with(f, crate::int::write_int)?;
+        f.write_char(':')?;
         fmt::Display::fmt(&self.stride, f)
     }
 }

@@ -295,7 +295,7 @@ fn dense<I: Int>(terms: &[(Path, I)], depth: usize) -> HTuple<I> {
 impl<I: Int> fmt::Display for Stride<I> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Stride::Int(v) => fmt::Display::fmt(v, f),
+            Stride::Int(v) => crate::int::write_int(f, v),
             Stride::F2(v) => write!(f, "F2({v})"),
             Stride::Basis(b) => {
                 for (k, (p, v)) in b.terms.iter().enumerate() {

@@ -278,8 +278,8 @@ pub(crate) fn at_col(src: &str, col: usize, msg: impl Into<String>) -> Error {
 }
 
 /// Evaluates the expression of a whole line, which is evaluated once: a call of a built-in
-/// takes its layout literals out of the tree instead of copying them; everything else is
-/// [`eval_expr`].
+/// takes its layout literals (also those inside tuple arguments) out of the tree instead of
+/// copying them; everything else is [`eval_expr`].
 fn eval_line<I: Int>(mut e: Expr, env: &Env<I>, src: &str) -> Result<Value<I>> {
     let ExprKind::Call(name, args) = &mut e.kind else {
         return eval_expr(&e, env, src);
@@ -287,28 +287,34 @@ fn eval_line<I: Int>(mut e: Expr, env: &Env<I>, src: &str) -> Result<Value<I>> {
     if env.get(name).is_some() {
         return eval_expr(&e, env, src);
     }
-    let vals: Vec<Result<Value<I>>> = args
-        .iter_mut()
-        .map(|a| match &mut a.kind {
-            ExprKind::Literal(l) if matches!(**l, Literal::Layout(_)) => {
-                // The literal is read once: move it out, leaving a placeholder that no
-                // built-in reads (they read argument expressions only for integer scales).
-                let kind = std::mem::replace(&mut a.kind, ExprKind::Underscore);
-                let ExprKind::Literal(l) = kind else {
-                    unreachable!("matched a layout literal above")
-                };
-                match *l {
-                    Literal::Layout(l) => l.into_lift().map(Value::Layout),
-                    Literal::Tuple(_) => unreachable!("matched a layout literal above"),
-                }
-            }
-            _ => eval_expr(a, env, src),
-        })
-        .collect();
+    let vals: Vec<Result<Value<I>>> = args.iter_mut().map(|a| eval_taking(a, env, src)).collect();
     let ExprKind::Call(name, args) = &e.kind else {
         unreachable!("matched a call above")
     };
     builtins::call(name, args, vals, env, src, &e)
+}
+
+/// [`eval_expr`] of an argument that is evaluated once: a layout literal is moved out,
+/// leaving a placeholder that no built-in reads (they read argument expressions only for
+/// integer scales), and so are those of a tuple.
+fn eval_taking<I: Int>(a: &mut Expr, env: &Env<I>, src: &str) -> Result<Value<I>> {
+    match &mut a.kind {
+        ExprKind::Literal(l) if matches!(**l, Literal::Layout(_)) => {
+            let kind = std::mem::replace(&mut a.kind, ExprKind::Underscore);
+            let ExprKind::Literal(l) = kind else {
+                unreachable!("matched a layout literal above")
+            };
+            match *l {
+                Literal::Layout(l) => l.into_lift().map(Value::Layout),
+                Literal::Tuple(_) => unreachable!("matched a layout literal above"),
+            }
+        }
+        ExprKind::Tuple(items) => {
+            let vs: Result<Vec<_>> = items.iter_mut().map(|x| eval_taking(x, env, src)).collect();
+            Ok(Value::Tuple(vs?))
+        }
+        _ => eval_expr(a, env, src),
+    }
 }
 
 /// Evaluates a parsed expression.

@@ -94,7 +94,8 @@ impl<I: Int> Value<I> {
         }
         fn layout_depth<I: Int>(l: &Layout<I>) -> usize {
             let d = l.stride().leaves().iter().map(stride_depth).max().unwrap_or(0);
-            l.shape().depth().max(l.stride().depth() + d)
+            // Shape and stride are congruent: one depth for both.
+            l.shape().depth() + d
         }
         match self {
             Value::Int(_) | Value::Keep | Value::Swizzle(_) | Value::Bool(_) => 0,
@@ -217,6 +218,13 @@ impl<I: Int> Value<I> {
     pub fn into_tiler(self) -> Result<Tiler<I>> {
         match self {
             Value::Layout(l) => Ok(Tiler::Layout(l)),
+            Value::Tuple(vs) => {
+                let mut modes = Vec::with_capacity(vs.len());
+                for v in vs {
+                    modes.push(v.into_tiler()?);
+                }
+                Ok(Tiler::Tuple(modes))
+            }
             v => v.to_tiler(),
         }
     }

@@ -5,7 +5,11 @@
 mod ast;
 mod facts;
 mod lexer;
+mod limits;
 mod literal;
+mod literal_call;
+#[cfg(test)]
+mod literal_call_tests;
 mod number;
 mod parser;
 mod read;
@@ -13,9 +17,8 @@ mod read;
 pub use ast::{ArithStep, BinOp, Expr, ExprKind, SliceItem, Suffix, SuffixOp};
 pub use facts::parse_declaration;
 pub use lexer::{I64_MIN_MAGNITUDE, Tok, Token, lex};
+pub use limits::{MAX_DEPTH, MAX_SOURCE_LEN, MAX_TUPLE};
 pub use literal::{Literal, make_layout, scan, scan_nested};
 pub use number::{StrideSum, int_op};
-pub use parser::{
-    MAX_DEPTH, MAX_SOURCE_LEN, MAX_TUPLE, parse_expr, parse_expr_list, parse_expr_without_literals,
-};
+pub use parser::{parse_expr, parse_expr_list, parse_expr_without_literals};
 pub use read::{Read, parse_int_tuple, parse_layout, read};

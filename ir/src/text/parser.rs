@@ -30,19 +30,21 @@
 
 use super::ast::{ArithStep, BinOp, Expr, ExprKind, SliceItem, Suffix, SuffixOp};
 use super::lexer::{self, Tok, Token};
+use super::limits::{MAX_DEPTH, MAX_SOURCE_LEN, MAX_TUPLE};
 use super::literal;
+use super::literal_call;
 use crate::error::ParseError;
-
-/// Deepest nesting accepted (see the module documentation for what counts as a level). It
-/// keeps the recursion of the parser and of the evaluator within the stack.
-pub const MAX_DEPTH: usize = 128;
-/// Most elements accepted in one tuple, argument list or slice.
-pub const MAX_TUPLE: usize = 4096;
-/// Longest source accepted, in bytes (1 MiB).
-pub const MAX_SOURCE_LEN: usize = 1 << 20;
 
 /// Parses one expression; the whole line must be consumed.
 pub fn parse_expr(src: &str) -> Result<Expr, ParseError> {
+    match literal_call::read(src) {
+        Some(e) => Ok(e),
+        None => parse_general(src),
+    }
+}
+
+/// [`parse_expr`] by the general productions only (literals still read straight into values).
+pub(super) fn parse_general(src: &str) -> Result<Expr, ParseError> {
     let mut p = Parser::new(src)?;
     let e = p.expr()?;
     p.expect_end()?;

@@ -2,7 +2,7 @@
 //! [`Call`], whose arity the registry has checked.
 
 use super::Call;
-use crate::lang::{Env, Value, at, eval_expr};
+use crate::lang::{Value, at, eval_expr};
 use tessera_ir::ComposedLayout;
 use tessera_ir::HTuple;
 use tessera_ir::Int;
@@ -182,8 +182,23 @@ pub(super) fn greatest_common_domain<I: Int>(c: &mut Call<'_, I>) -> Result<Valu
 
 pub(super) fn recast<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     let a = LayoutArg::of(c.arg(0)?)?;
-    let (p, q) = rational(&c.args[1], c.env, c.src)?;
+    let (p, q) = match &c.args[1].kind {
+        // `p/q` is read as written: the division is not evaluated.
+        ExprKind::Arith(p, steps) if steps.len() == 1 && steps[0].op == BinOp::Div => {
+            let konst = |x: &Expr| constant(&eval_expr(x, c.env, c.src)?, c.src, x);
+            (konst(p)?, konst(&steps[0].rhs)?)
+        }
+        // Any other scale is its value (its expression may have been moved into it).
+        _ => (constant(c.arg(1)?, c.src, &c.args[1])?, 1),
+    };
     a.map(|l| alg::recast(l, p, q))
+}
+
+/// A recast scale: a constant integer.
+fn constant<I: Int>(v: &Value<I>, src: &str, e: &Expr) -> Result<i64> {
+    v.to_int()?
+        .as_const()
+        .ok_or_else(|| at(src, e, "the recast scale must be a constant"))
 }
 
 pub(super) fn max_common_vector<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
@@ -235,20 +250,4 @@ pub(super) fn stride_tuple_value<I: Int>(t: &HTuple<Stride<I>>) -> Value<I> {
         };
     }
     Value::Tuple(t.modes().iter().map(stride_tuple_value).collect())
-}
-
-/// A recast scale: an integer or a fraction `p/q`.
-fn rational<I: Int>(e: &Expr, env: &Env<I>, src: &str) -> Result<(i64, i64)> {
-    let konst = |x: &Expr| -> Result<i64> {
-        eval_expr(x, env, src)?
-            .to_int()?
-            .as_const()
-            .ok_or_else(|| at(src, x, "the recast scale must be a constant"))
-    };
-    match &e.kind {
-        ExprKind::Arith(p, steps) if steps.len() == 1 && steps[0].op == BinOp::Div => {
-            Ok((konst(p)?, konst(&steps[0].rhs)?))
-        }
-        _ => Ok((konst(e)?, 1)),
-    }
 }

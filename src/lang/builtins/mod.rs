@@ -76,7 +76,8 @@ pub(crate) struct Call<'a, I> {
     pub(crate) name: &'a str,
     /// The argument expressions (for the few functions that read them unevaluated).
     pub(crate) args: &'a [Expr],
-    vals: Vec<Result<Value<I>>>,
+    /// The evaluated arguments; `None` once taken.
+    vals: Vec<Option<Result<Value<I>>>>,
     /// The names in scope.
     pub(crate) env: &'a Env<I>,
     /// The source line, for messages.
@@ -93,18 +94,26 @@ impl<'a, I: Int> Call<'a, I> {
 
     /// Argument `k`, evaluated.
     pub(crate) fn arg(&self, k: usize) -> Result<&Value<I>> {
-        self.vals[k].as_ref().map_err(Error::clone)
+        match &self.vals[k] {
+            Some(v) => v.as_ref().map_err(Error::clone),
+            None => Err(taken()),
+        }
     }
 
     /// Argument `k`, evaluated and taken (a later [`Call::arg`] of `k` is an internal error).
     pub(crate) fn take(&mut self, k: usize) -> Result<Value<I>> {
-        std::mem::replace(&mut self.vals[k], Err(Error::internal("an argument used twice")))
+        self.vals[k].take().unwrap_or_else(|| Err(taken()))
     }
 
     /// An error at the call.
     pub(crate) fn err(&self, msg: impl Into<String>) -> Error {
         at(self.src, self.e, msg)
     }
+}
+
+/// The error of an argument read after it was taken (a bug in a built-in).
+fn taken() -> Error {
+    Error::internal("an argument used twice")
 }
 
 /// The signature of an implementation.
@@ -288,7 +297,7 @@ pub(super) fn call<I: Int>(
     let mut c = Call {
         name,
         args,
-        vals,
+        vals: vals.into_iter().map(Some).collect(),
         env,
         src,
         e,
