@@ -228,11 +228,20 @@ impl Int for i64 {
     }
 }
 
+/// The decimal digits of 0, 1, ..., 99, one after the other.
+const SMALL: &str = "0123456789101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
+
 /// Writes an integer as its `Display` does; a constant is written in decimal with one
 /// `write_str` (the formatter's padding machinery costs more than the digits when a layout is
 /// printed leaf by leaf). With a width, precision or `+` flag set, `Display` writes it.
 pub(crate) fn write_int<I: Int>(f: &mut fmt::Formatter<'_>, x: &I) -> fmt::Result {
     match x.as_const() {
+        // Most extents and strides: a slice of the digits of 0..100.
+        Some(v @ 0..100) if f.width().is_none() && f.precision().is_none() && !f.sign_plus() => {
+            let v = v as usize;
+            let at = if v < 10 { v } else { 10 + 2 * (v - 10) };
+            f.write_str(&SMALL[at..at + 1 + usize::from(v >= 10)])
+        }
         Some(v) if f.width().is_none() && f.precision().is_none() && !f.sign_plus() => {
             let mut buf = [0u8; 20];
             let mut at = buf.len();
@@ -283,7 +292,8 @@ mod tests {
                 write_int(f, &self.0)
             }
         }
-        let mut xs = vec![0, 1, -1, 9, 10, -10, 99, 100, i64::MAX, i64::MIN, i64::MIN + 1];
+        let mut xs: Vec<i64> = (-150..150).collect();
+        xs.extend([i64::MAX, i64::MIN, i64::MIN + 1]);
         xs.extend((0..19).map(|k| 10i64.pow(k)).flat_map(|p| [p - 1, p, -p, 1 - p]));
         for x in xs {
             assert_eq!(D(x).to_string(), x.to_string());
