@@ -273,6 +273,19 @@ impl<T: Clone> HTuple<T> {
     }
 
     /// A tuple from raw prefix tokens and leaves (callers guarantee they match).
+    /// No tokens and no leaves: not a tuple until [`HTuple::raw_mut`] fills it.
+    pub(crate) fn unfilled() -> Self {
+        HTuple {
+            prof: Profile(SmallVec::new()),
+            leaves: SmallVec::new(),
+        }
+    }
+
+    /// The tokens and the leaves, to be filled in place; the caller keeps them consistent.
+    pub(crate) fn raw_mut(&mut self) -> (&mut Tokens, &mut Leaves<T>) {
+        (&mut self.prof.0, &mut self.leaves)
+    }
+
     pub(crate) fn from_raw(toks: Tokens, leaves: Leaves<T>) -> Self {
         let prof = Profile(toks);
         debug_assert_eq!(leaves.len(), prof.num_leaves());

@@ -51,6 +51,19 @@ impl<I: Int> Layout<I> {
 
     /// A layout from parts known to be congruent (internal constructions).
     #[inline]
+    /// Shape and stride, to be filled in place; the caller keeps them congruent.
+    pub(crate) fn parts_mut(&mut self) -> (&mut HTuple<I>, &mut HTuple<Stride<I>>) {
+        (&mut self.shape, &mut self.stride)
+    }
+
+    /// A layout whose parts [`Layout::parts_mut`] fills.
+    pub(crate) fn unfilled() -> Self {
+        Layout {
+            shape: HTuple::unfilled(),
+            stride: HTuple::unfilled(),
+        }
+    }
+
     pub(crate) fn from_parts(shape: HTuple<I>, stride: HTuple<Stride<I>>) -> Self {
         debug_assert!(shape.congruent(&stride));
         Layout { shape, stride }

@@ -51,22 +51,51 @@ pub fn scan(src: &str, start: usize) -> Option<(Literal, usize)> {
 /// [`scan`], with the nesting the parser counts for the literal's text (one level per bracket,
 /// per `@` index and per `F2(...)`), so that a parser can keep its limit.
 pub fn scan_nested(src: &str, start: usize) -> Option<(Literal, usize, usize)> {
+    let mut lit = Literal::Layout(Layout::unfilled());
+    let (end, nesting) = scan_into(src, start, &mut lit)?;
+    Some((lit, end, nesting))
+}
+
+/// [`scan_nested`] into a box, read in place (an expression holds its literals boxed; a
+/// layout is 352 bytes, and each move of it a copy).
+pub(crate) fn scan_boxed(src: &str, start: usize) -> Option<(Box<Literal>, usize, usize)> {
+    let mut lit = Box::new(Literal::Layout(Layout::unfilled()));
+    let (end, nesting) = scan_into(src, start, &mut lit)?;
+    Some((lit, end, nesting))
+}
+
+/// Reads the literal at `start` into `out`, answering where it ends and its nesting.
+fn scan_into(src: &str, start: usize, out: &mut Literal) -> Option<(usize, usize)> {
     let b = src.as_bytes();
-    let (shape, i, sd) = tree(b, start, int, |_| 0)?;
-    if b.get(i) != Some(&b':') {
-        return Some((Literal::Tuple(shape), i, sd));
+    if !matches!(out, Literal::Layout(_)) {
+        *out = Literal::Layout(Layout::unfilled());
     }
-    let (stride, j, dd) = tree(b, i + 1, stride, stride_nesting)?;
-    let l = if shape.congruent(&stride) {
+    let Literal::Layout(l) = out else {
+        return None;
+    };
+    let (shape, stride) = l.parts_mut();
+    let (toks, leaves) = shape.raw_mut();
+    let (i, sd) = tree(b, start, int, |_| 0, toks, leaves)?;
+    if b.get(i) != Some(&b':') {
+        let t = std::mem::replace(shape, HTuple::unfilled());
+        *out = Literal::Tuple(t);
+        return Some((i, sd));
+    }
+    let (toks, leaves) = stride.raw_mut();
+    let (j, dd) = tree(b, i + 1, self::stride, stride_nesting, toks, leaves)?;
+    if shape.congruent(stride) {
         // The common case, checked here without the generic decisions of `Layout::new`.
         if shape.leaves().iter().any(|&e| e < 1) {
             return None;
         }
-        Layout::from_parts(shape, stride)
     } else {
-        make_layout(shape, stride).ok()?
-    };
-    Some((Literal::Layout(l), j, sd.max(dd)))
+        let (s, d) = (
+            std::mem::replace(shape, HTuple::unfilled()),
+            std::mem::replace(stride, HTuple::unfilled()),
+        );
+        *out = Literal::Layout(make_layout(s, d).ok()?);
+    }
+    Some((j, sd.max(dd)))
 }
 
 /// The levels a stride leaf's text opens: one per `@` index, one for `F2(...)`.
@@ -112,7 +141,7 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// A tree of leaves read by `leaf`, without recursion: `(` opens a tuple, `,` separates modes,
+/// A tree of leaves read by `leaf` into `toks` and `leaves`, without recursion: `(` opens a tuple, `,` separates modes,
 /// `)` closes. Empty and one-element tuples are left to the parser.
 #[inline(always)]
 fn tree<T: Clone>(
@@ -120,10 +149,12 @@ fn tree<T: Clone>(
     start: usize,
     leaf: impl Fn(&[u8], usize) -> Option<(T, usize)>,
     nesting: impl Fn(&T) -> usize,
-) -> Option<(HTuple<T>, usize, usize)> {
+    toks: &mut Tokens,
+    leaves: &mut Leaves<T>,
+) -> Option<(usize, usize)> {
     let mut depth = 0usize;
-    let mut toks: Tokens = SmallVec::new();
-    let mut leaves: Leaves<T> = SmallVec::new();
+    toks.clear();
+    leaves.clear();
     // For each open tuple: the index of its token and its modes so far.
     let mut open: SmallVec<[(usize, u32); 8]> = SmallVec::new();
     let mut i = skip_ws(b, start);
@@ -145,7 +176,7 @@ fn tree<T: Clone>(
         // One element is done: close tuples, or move to the next mode.
         loop {
             let Some(top) = open.last_mut() else {
-                return Some((HTuple::from_raw(toks, leaves), i, depth));
+                return Some((i, depth));
             };
             top.1 += 1;
             if top.1 > MAX_MODES {

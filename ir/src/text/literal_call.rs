@@ -56,11 +56,9 @@ fn list(src: &str, mut i: usize, depth: usize) -> Option<(Vec<Expr>, usize)> {
         if out.len() >= MAX_TUPLE {
             return None;
         }
-        let (kind, end) = match literal::scan_nested(src, at) {
+        let (kind, end) = match literal::scan_boxed(src, at) {
             // The bracket is one level; the literal keeps within the rest.
-            Some((lit, end, nesting)) if depth + nesting <= MAX_DEPTH => {
-                (ExprKind::Literal(Box::new(lit)), end)
-            }
+            Some((lit, end, nesting)) if depth + nesting <= MAX_DEPTH => (ExprKind::Literal(lit), end),
             Some(_) => return None,
             None if depth == 1 && b.get(at) == Some(&b'(') => {
                 let (items, end) = list(src, at + 1, depth + 1)?;

@@ -277,7 +277,7 @@ impl<'a> Parser<'a> {
         if !self.literals || !matches!(self.peek(), Tok::Int(_) | Tok::Punct('(') | Tok::Punct('-')) {
             return None;
         }
-        let (lit, end, nesting) = literal::scan_nested(self.src, col)?;
+        let (lit, end, nesting) = literal::scan_boxed(self.src, col)?;
         if self.depth + nesting > MAX_DEPTH {
             return None;
         }
@@ -287,16 +287,16 @@ impl<'a> Parser<'a> {
             Some(b'o') => !b
                 .get(end + 1)
                 .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_'),
-            Some(b'(' | b'[') => matches!(lit, literal::Literal::Layout(_)),
+            Some(b'(' | b'[') => matches!(*lit, literal::Literal::Layout(_)),
             _ => false,
         };
         if !ends {
             return None;
         }
         self.skip_to(end);
-        let is_layout = matches!(lit, literal::Literal::Layout(_));
+        let is_layout = matches!(*lit, literal::Literal::Layout(_));
         let e = Expr {
-            kind: ExprKind::Literal(Box::new(lit)),
+            kind: ExprKind::Literal(lit),
             col,
         };
         Some(if is_layout { self.suffixes(e, col) } else { Ok(e) })
