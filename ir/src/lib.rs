@@ -22,6 +22,7 @@ pub mod index;
 mod int;
 mod layout;
 pub mod shape;
+pub mod simplify;
 mod stride;
 mod swizzle;
 pub mod sym;

@@ -358,6 +358,8 @@ pub fn prove_conflict_free(b: &Bank, deadline: &Deadline) -> PResult<Verdict> {
         syms: vec![],
         extra: vec![n_tv as i128, top, 4096],
         quantified: false,
+        prefer_int: false,
+        exprs: Vec::new(),
     };
     let mut q = Query::new(Arc::new(Facts::default()), &scope, *deadline)?;
     let k = |v: i64| q.konst(v);

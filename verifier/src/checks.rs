@@ -33,6 +33,8 @@ fn over_domain(
         syms,
         extra: ex,
         quantified: false,
+        prefer_int: false,
+        exprs: Vec::new(),
     };
     let mut q = Query::new(ctx.facts.clone(), &scope, ctx.deadline)?;
     let n = q.sym(size)?;
@@ -121,6 +123,8 @@ pub(crate) fn equal(ctx: &Ctx, a: &Func, b: &Func) -> PResult<Verdict> {
         syms: vec![&sa],
         extra: vec![past_end(r)],
         quantified: false,
+        prefer_int: false,
+        exprs: Vec::new(),
     };
     let mut q = Query::new(ctx.facts.clone(), &scope, ctx.deadline)?;
     let n = q.sym(&sa)?;
@@ -155,6 +159,8 @@ pub(crate) fn inverse(ctx: &Ctx, inner: &Func, outer: &Func, what: &str) -> PRes
         syms: vec![&size],
         extra: vec![past_end(r)],
         quantified: false,
+        prefer_int: false,
+        exprs: Vec::new(),
     };
     let mut q = Query::new(ctx.facts.clone(), &scope, ctx.deadline)?;
     let n = q.sym(&size)?;
@@ -213,6 +219,8 @@ pub(crate) fn composition_valid(ctx: &Ctx, a: &Func, b: &Func, r: &Func) -> PRes
         syms: vec![&size],
         extra: vec![past_end(rr)],
         quantified: false,
+        prefer_int: false,
+        exprs: Vec::new(),
     };
     let mut q = Query::new(ctx.facts.clone(), &scope, ctx.deadline)?;
     let n = q.sym(&size)?;

@@ -98,6 +98,8 @@ pub(crate) fn surjective(ctx: &Ctx, f: &Func, n: Option<&SymInt>) -> PResult<Ver
         syms: vec![&size, &target],
         extra: vec![past_end(r)],
         quantified: !expand,
+        prefer_int: false,
+        exprs: Vec::new(),
     };
     let recheck = |ps: &Vals, idx: &Vals| {
         let c = f.at(ps)?;
@@ -160,6 +162,8 @@ pub(crate) fn complement_valid(ctx: &Ctx, a: &Func, c: &Func, n: Option<&SymInt>
             syms: vec![&sc],
             extra: vec![past_end(rc)],
             quantified: false,
+            prefer_int: false,
+            exprs: Vec::new(),
         };
         let mut q = Query::new(ctx.facts.clone(), &scope, ctx.deadline)?;
         let n = q.sym(&sc)?;
@@ -189,6 +193,8 @@ pub(crate) fn complement_valid(ctx: &Ctx, a: &Func, c: &Func, n: Option<&SymInt>
             syms: vec![&sc, &sa],
             extra: vec![past_end(rc), past_end(ra)],
             quantified: false,
+            prefer_int: false,
+            exprs: Vec::new(),
         };
         let mut q = Query::new(ctx.facts.clone(), &scope, ctx.deadline)?;
         let (nc, na) = (q.sym(&sc)?, q.sym(&sa)?);
@@ -223,6 +229,8 @@ pub(crate) fn complement_valid(ctx: &Ctx, a: &Func, c: &Func, n: Option<&SymInt>
         syms: vec![&sc, &sa, n],
         extra: vec![past_end(rc), past_end(ra)],
         quantified: !expand,
+        prefer_int: false,
+        exprs: Vec::new(),
     };
     let recheck = |ps: &Vals, idx: &Vals| {
         let (ca, cc) = (a.at(ps)?, c.at(ps)?);

@@ -185,6 +185,58 @@ impl Term {
     }
 }
 
+/// A side condition with the quotient and remainder variables it defines.
+type Side = Option<(Bool, Term, Term)>;
+
+/// Shifts and masks by constants over integers, as the arithmetic they are: `x << k` is
+/// `x * 2^k`, `x >> k` is `floor(x / 2^k)`, `x & (2^k - 1)` is `x mod 2^k` and `x & -2^k` is
+/// `x - x mod 2^k` (two's complement). Other bitwise operations need bit-vectors.
+fn int_bits(op: Op, a: (Term, Option<i64>), b: (Term, Option<i64>), why_int: &str) -> Result<(Term, Side)> {
+    let refuse = || {
+        ProveError::Unknown(format!(
+            "'{}' needs bit-vectors, and this query is over integers: {why_int}",
+            op.symbol()
+        ))
+    };
+    let pow = |k: i64| (0..63).contains(&k).then(|| 1i64 << k);
+    let divmod = |x: &Term, m: i64| -> Result<(Term, Term, Side)> {
+        let (q, r, side) = x.floor_divmod(&Term::konst(Mode::Int, m), false)?;
+        Ok((q.clone(), r.clone(), side.map(|s| (s, q, r))))
+    };
+    match op {
+        Op::Shl => {
+            let p = b.1.and_then(pow).ok_or_else(refuse)?;
+            Ok((a.0.mul(&Term::konst(Mode::Int, p))?, None))
+        }
+        Op::Shr => {
+            let p = b.1.and_then(pow).ok_or_else(refuse)?;
+            let (q, _, side) = divmod(&a.0, p)?;
+            Ok((q, side))
+        }
+        Op::And => {
+            let (x, m) = match (a.1, b.1) {
+                (_, Some(m)) => (a.0, m),
+                (Some(m), None) => (b.0, m),
+                _ => return Err(refuse()),
+            };
+            if (0..i64::MAX).contains(&m) && pow2(m + 1) {
+                let (_, r, side) = divmod(&x, m + 1)?;
+                Ok((r, side))
+            } else if m < 0 && m != i64::MIN && pow2(-m) {
+                let (_, r, side) = divmod(&x, -m)?;
+                Ok((x.sub(&r)?, side))
+            } else {
+                Err(refuse())
+            }
+        }
+        _ => Err(refuse()),
+    }
+}
+
+fn pow2(v: i64) -> bool {
+    v > 0 && v & (v - 1) == 0
+}
+
 enum Pair<'a> {
     B(&'a BV, &'a BV),
     I(&'a Int, &'a Int),
@@ -234,6 +286,15 @@ pub fn encode(
                             sides.locals.extend([q.clone(), r.clone()]);
                         }
                         if *op == Op::Div { q } else { r }
+                    }
+                    Op::And | Op::Shl | Op::Shr if mode == Mode::Int => {
+                        let k = |j: usize| e.node(args[j]).as_const();
+                        let (v, side) = int_bits(*op, (x(0)?, k(0)), (x(1)?, k(1)), why_int)?;
+                        if let Some((side, q, r)) = side {
+                            sides.conds.push(side);
+                            sides.locals.extend([q, r]);
+                        }
+                        v
                     }
                     Op::Xor => x(0)?.bits(&x(1)?, op.symbol(), why_int, |a, b| a.bvxor(b))?,
                     Op::And => x(0)?.bits(&x(1)?, op.symbol(), why_int, |a, b| a.bvand(b))?,

@@ -34,12 +34,18 @@ pub enum Outcome {
 pub struct Scope<'a> {
     /// Expressions applied to index values in a range.
     pub apps: Vec<(&'a IndexExpr, Interval)>,
+    /// Expressions applied to inputs in the given ranges (any inputs: index, coordinates).
+    pub exprs: Vec<(&'a IndexExpr, &'a HashMap<Var, Interval>)>,
     /// Symbolic integers the query encodes (sizes, bounds).
     pub syms: Vec<&'a SymInt>,
     /// Other magnitudes the query compares or forms.
     pub extra: Vec<i128>,
     /// The query has a universal quantifier.
     pub quantified: bool,
+    /// Prefer integers to bit-vectors (for products of two variables, which bit-blasting
+    /// proves slowly); the query's bitwise operations must then be shifts and masks by
+    /// constants.
+    pub prefer_int: bool,
 }
 
 /// A solver with the parameters of the functions involved.
@@ -115,6 +121,9 @@ impl Query {
         for (e, _) in &scope.apps {
             params_in(e, &mut used);
         }
+        for (e, _) in &scope.exprs {
+            params_in(e, &mut used);
+        }
         let pr = param_ranges(&facts, &used)?;
         let unbounded: Vec<&str> = used
             .iter()
@@ -128,11 +137,22 @@ impl Query {
             seen.extend(e.intervals(&inputs));
             seen.push(*r);
         }
+        for (e, r) in &scope.exprs {
+            let mut inputs = pr.clone();
+            inputs.extend(
+                r.iter()
+                    .filter(|(v, _)| !matches!(v, Var::Param(_)))
+                    .map(|(v, i)| (v.clone(), *i)),
+            );
+            seen.extend(e.intervals(&inputs));
+        }
         for e in &lowered {
             seen.extend(e.intervals(&pr));
         }
         let bits = bits_for(magnitude(&seen));
-        let (mode, why_int) = if !unbounded.is_empty() {
+        let (mode, why_int) = if scope.prefer_int {
+            (Mode::Int, "it multiplies variables".to_string())
+        } else if !unbounded.is_empty() {
             let why = format!("give {} an upper bound", unbounded.join(", "));
             (Mode::Int, why)
         } else if bits > MAX_BV_BITS {
@@ -145,6 +165,7 @@ impl Query {
         // start); the rest the general one. No z3 timeout parameter: see `deadline`.
         let solver = match mode {
             Mode::Bv(_) if !scope.quantified => Solver::new_for_logic("QF_BV").unwrap_or_default(),
+
             _ => Solver::new(),
         };
         Ok(Query {
@@ -250,6 +271,48 @@ impl Query {
         self.solver.assert(&t.lt(hi)?);
         self.indices.push((name.to_string(), t.clone()));
         Ok(t)
+    }
+
+    /// A fresh input variable inside `range` (each finite end asserted), recorded for
+    /// counterexamples.
+    pub fn input(&mut self, name: &str, range: Interval) -> PResult<Term> {
+        let t = Term::var(self.mode, name);
+        let k = |v: i128| -> PResult<Term> {
+            let v = i64::try_from(v).map_err(|_| ProveError::internal(format!("bound {v} of {name}")))?;
+            Ok(self.konst(v))
+        };
+        if let Some(lo) = range.lo() {
+            self.solver.assert(&k(lo)?.le(&t)?);
+        }
+        if let Some(hi) = range.hi() {
+            self.solver.assert(&t.le(&k(hi)?)?);
+        }
+        self.indices.push((name.to_string(), t.clone()));
+        Ok(t)
+    }
+
+    /// The outputs of `e` with its non-parameter inputs bound to `terms` (their values inside
+    /// `ranges`); the parameters are the query's own.
+    pub fn apply_vars(
+        &mut self,
+        e: &IndexExpr,
+        terms: &HashMap<Var, Term>,
+        ranges: &HashMap<Var, Interval>,
+    ) -> PResult<BTreeMap<String, Term>> {
+        let mut inputs = self.inputs_for(e)?;
+        inputs.extend(terms.iter().map(|(v, t)| (v.clone(), t.clone())));
+        let mut rin = self.param_ranges.clone();
+        rin.extend(
+            ranges
+                .iter()
+                .filter(|(v, _)| !matches!(v, Var::Param(_)))
+                .map(|(v, i)| (v.clone(), *i)),
+        );
+        let r = e.intervals(&rin);
+        let mut sides = Sides::default();
+        let out = encode(e, self.mode, &self.why_int, &inputs, &r, &mut sides)?;
+        self.assert_sides(sides);
+        Ok(out)
     }
 
     /// The outputs of `e` at index `input` (whose values lie in `range`).

@@ -29,19 +29,24 @@
 //! assert_eq!(e.stats().div_mod, 2);
 //! ```
 
+mod bind;
 mod build;
+mod cost;
 mod eval;
 mod interval;
 mod liveness;
 mod lower;
 mod node;
 mod op;
+mod parse;
 mod print;
 
 pub use build::Builder;
+pub use cost::{Cost, op_weight};
 pub use lower::{lower_composed, lower_coords, lower_index, lower_sym};
 pub use node::{Node, NodeId, Operands, Var};
 pub use op::{Form, MAX_ARITY, Op};
+pub use parse::parse_index;
 
 /// A finished index expression: nodes in topological order and named outputs.
 #[derive(Clone, Debug, PartialEq, Eq)]

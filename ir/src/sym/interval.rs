@@ -176,6 +176,24 @@ impl Interval {
         Interval::new(min_lo(self.lo, o.lo), max_hi(self.hi, o.hi))
     }
 
+    /// The values in both, or `None` when they share none.
+    ///
+    /// ```
+    /// use tessera_ir::sym::Interval;
+    /// let a = Interval::new(Some(0), None);
+    /// let b = Interval::new(None, Some(7));
+    /// assert_eq!(a.meet(b), Some(Interval::new(Some(0), Some(7))));
+    /// assert_eq!(Interval::point(3).meet(Interval::point(4)), None);
+    /// ```
+    pub fn meet(self, o: Interval) -> Option<Interval> {
+        let lo = max_lo(self.lo, o.lo);
+        let hi = min_hi(self.hi, o.hi);
+        match (lo, hi) {
+            (Some(l), Some(h)) if l > h => None,
+            _ => Some(Interval::new(lo, hi)),
+        }
+    }
+
     /// The values of `min(x, y)`.
     pub fn min(self, o: Interval) -> Interval {
         Interval::new(min_lo(self.lo, o.lo), min_hi(self.hi, o.hi))

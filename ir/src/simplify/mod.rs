@@ -1,0 +1,272 @@
+//! Simplification of index expressions with an e-graph (egg).
+//!
+//! [`simplify`] puts an [`IndexExpr`] into an e-graph whose analysis knows, of every class, its
+//! constant value, an interval over the domain and a known divisor ([`Domain`] gives the inputs'
+//! ranges and divisors); applies the guarded rewrites of `rules` (each sound under the guard its
+//! documentation states) within [`Limits`]; and extracts, for every output, the cheapest form
+//! under the cost model of [`crate::index::op_weight`]. The result is never costlier than the
+//! input: when extraction finds nothing cheaper the input is returned.
+//!
+//! The result is *not* trusted: the verifier proves it equal to the input on the domain
+//! (translation validation) before anything prints or emits it. No solver is used here.
+//!
+//! ```
+//! use tessera_ir::index::{lower_index, Var};
+//! use tessera_ir::simplify::{simplify, Domain, Limits};
+//! use tessera_ir::parse_layout;
+//! let l = parse_layout("(4,8):(8,1)").unwrap();
+//! let e = lower_index(&l).unwrap();
+//! let mut d = Domain::default();
+//! d.range(Var::Index, 0, 31);
+//! let s = simplify(&e, &d, &Limits::default()).unwrap();
+//! assert_eq!(s.before.div_mod, 2);
+//! assert_eq!(s.after.div_mod, 0); // shifts and masks
+//! for i in 0..32 {
+//!     assert_eq!(s.expr.eval(&[("i", i)]).unwrap(), e.eval(&[("i", i)]).unwrap());
+//! }
+//! ```
+
+mod analysis;
+mod lang;
+mod rules;
+
+use crate::error::{Error, Result};
+use crate::index::{Builder, Cost, IndexExpr, Node, NodeId, Var, op_weight};
+use crate::sym::Interval;
+use analysis::{Analyzer, Graph};
+use egg::{CostFunction, Extractor, Id, Language, Runner, StopReason, Symbol};
+use lang::Term;
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+/// The ranges and known divisors of an expression's inputs: the index range, the coordinate
+/// box, the parameters' facts.
+#[derive(Clone, Debug, Default)]
+pub struct Domain {
+    ranges: HashMap<Var, Interval>,
+    moduli: HashMap<Var, i64>,
+}
+
+impl Domain {
+    /// `lo <= v <= hi`.
+    pub fn range(&mut self, v: Var, lo: i64, hi: i64) -> &mut Self {
+        self.ranges
+            .insert(v, Interval::new(Some(lo.into()), Some(hi.into())));
+        self
+    }
+
+    /// `v` lies in `r`.
+    pub fn interval(&mut self, v: Var, r: Interval) -> &mut Self {
+        self.ranges.insert(v, r);
+        self
+    }
+
+    /// `v % m == 0`.
+    pub fn modulus(&mut self, v: Var, m: i64) -> &mut Self {
+        self.moduli.insert(v, m);
+        self
+    }
+
+    /// The range of each input with one.
+    pub fn ranges(&self) -> &HashMap<Var, Interval> {
+        &self.ranges
+    }
+
+    /// The known divisor of each input with one.
+    pub fn moduli(&self) -> &HashMap<Var, i64> {
+        &self.moduli
+    }
+}
+
+/// The bounds of one simplification: e-graph nodes, rewrite iterations and time. Reaching one
+/// ends the rewriting; the best expression found so far is extracted.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// The most e-nodes.
+    pub nodes: usize,
+    /// The most iterations.
+    pub iterations: usize,
+    /// The most time.
+    pub time: Duration,
+    /// Extra unguarded rewrites `(lhs, rhs)` in egg's pattern syntax: only for the tests that
+    /// inject a wrong rule and watch the validation reject its result.
+    pub extra_rules: Vec<(String, String)>,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            nodes: 4_000,
+            iterations: 12,
+            time: Duration::from_millis(50),
+            extra_rules: Vec::new(),
+        }
+    }
+}
+
+/// Why the rewriting stopped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// No rewrite adds anything more.
+    Saturated,
+    /// [`Limits::nodes`] was reached.
+    NodeLimit,
+    /// [`Limits::iterations`] was reached.
+    IterationLimit,
+    /// [`Limits::time`] was reached.
+    TimeLimit,
+}
+
+/// A simplified expression with its figures.
+#[derive(Clone, Debug)]
+pub struct Simplified {
+    /// The simplified expression (the input itself when nothing cheaper was found).
+    pub expr: IndexExpr,
+    /// The input's cost.
+    pub before: Cost,
+    /// The result's cost.
+    pub after: Cost,
+    /// Why the rewriting stopped.
+    pub stop: Stop,
+    /// E-nodes at the end.
+    pub egraph_nodes: usize,
+    /// Time spent.
+    pub time: Duration,
+}
+
+/// The tree cost of extraction: the weights of [`op_weight`], with a division's divisor
+/// constant when its class is.
+struct Weights<'a>(&'a Graph);
+
+impl CostFunction<Term> for Weights<'_> {
+    type Cost = u64;
+
+    fn cost<C: FnMut(Id) -> u64>(&mut self, enode: &Term, mut costs: C) -> u64 {
+        let Term::Op(op, args) = enode else { return 0 };
+        let divisor = self.0[args[1]].data.konst;
+        let own = op_weight(*op, divisor);
+        enode
+            .children()
+            .iter()
+            .fold(own, |acc, c| acc.saturating_add(costs(*c)))
+    }
+}
+
+/// Simplifies `e` on `domain` within `limits` (see the module documentation).
+///
+/// @pre the inputs of `e` take values inside `domain` wherever the result is used.
+/// @post the result evaluates to the same outputs as `e` at every point of the domain where `e`
+/// is defined (the verifier's validation checks exactly this), and costs no more.
+pub fn simplify(e: &IndexExpr, domain: &Domain, limits: &Limits) -> Result<Simplified> {
+    let start = Instant::now();
+    let before = e.cost();
+    let mut analyzer = Analyzer::default();
+    let mut inputs: HashMap<Symbol, Var> = HashMap::new();
+    for v in e.inputs() {
+        let s = Symbol::from(v.to_string());
+        if let Some(r) = domain.ranges.get(&v) {
+            analyzer.ranges.insert(s, *r);
+        }
+        if let Some(m) = domain.moduli.get(&v) {
+            analyzer.moduli.insert(s, *m);
+        }
+        inputs.insert(s, v);
+    }
+    let mut g = Graph::new(analyzer);
+    let live = e.live();
+    let mut ids: Vec<Option<Id>> = vec![None; e.nodes().len()];
+    for (k, n) in e.nodes().iter().enumerate() {
+        if !live[k] {
+            continue;
+        }
+        let term = match n {
+            Node::Const(v) => Term::Num(*v),
+            Node::Var(v) => Term::Input(Symbol::from(v.to_string())),
+            Node::Op(op, args) => {
+                let a: Vec<Id> = args
+                    .iter()
+                    .map(|c| ids[c.index()].expect("operands first"))
+                    .collect();
+                Term::op(*op, &a)
+            }
+        };
+        ids[k] = Some(g.add(term));
+    }
+    let roots: Vec<Id> = e
+        .outputs()
+        .iter()
+        .map(|(_, o)| ids[o.index()].expect("a live output"))
+        .collect();
+    let mut rules = rules::rules();
+    for (k, (l, r)) in limits.extra_rules.iter().enumerate() {
+        rules.push(rules::unguarded(&format!("extra-{k}"), l, r).map_err(Error::invalid)?);
+    }
+    let runner = Runner::default()
+        .with_egraph(g)
+        .with_node_limit(limits.nodes)
+        .with_iter_limit(limits.iterations)
+        .with_time_limit(limits.time)
+        .run(&rules);
+    let stop = match runner.stop_reason {
+        Some(StopReason::Saturated) | None => Stop::Saturated,
+        Some(StopReason::NodeLimit(_)) => Stop::NodeLimit,
+        Some(StopReason::IterationLimit(_)) => Stop::IterationLimit,
+        Some(StopReason::TimeLimit(_)) | Some(StopReason::Other(_)) => Stop::TimeLimit,
+    };
+    let g = &runner.egraph;
+    let ex = Extractor::new(g, Weights(g));
+    let mut b = Builder::new();
+    let mut memo: HashMap<Id, NodeId> = HashMap::new();
+    let mut outputs = Vec::new();
+    for ((name, _), root) in e.outputs().iter().zip(&roots) {
+        let id = rebuild(&ex, g, g.find(*root), &inputs, &mut b, &mut memo)?;
+        outputs.push((name.clone(), id));
+    }
+    let simplified = b.finish(outputs);
+    let after = simplified.cost();
+    let (expr, after) = if after.weighted <= before.weighted {
+        (simplified, after)
+    } else {
+        (e.clone(), before)
+    };
+    Ok(Simplified {
+        expr,
+        before,
+        after,
+        stop,
+        egraph_nodes: g.total_number_of_nodes(),
+        time: start.elapsed(),
+    })
+}
+
+/// The extracted form of class `id` in the builder (shared subexpressions built once).
+fn rebuild(
+    ex: &Extractor<'_, Weights<'_>, Term, Analyzer>,
+    g: &Graph,
+    id: Id,
+    inputs: &HashMap<Symbol, Var>,
+    b: &mut Builder,
+    memo: &mut HashMap<Id, NodeId>,
+) -> Result<NodeId> {
+    if let Some(n) = memo.get(&id) {
+        return Ok(*n);
+    }
+    let n = match ex.find_best_node(id) {
+        Term::Num(v) => b.konst(*v),
+        Term::Input(s) => {
+            let v = inputs
+                .get(s)
+                .ok_or_else(|| Error::invalid(format!("unknown input {s} in a simplified expression")))?;
+            b.var(v.clone())
+        }
+        Term::Op(op, args) => {
+            let mut a = Vec::with_capacity(op.arity());
+            for c in &args[..op.arity()] {
+                a.push(rebuild(ex, g, g.find(*c), inputs, b, memo)?);
+            }
+            b.op(*op, &a)
+        }
+    };
+    memo.insert(id, n);
+    Ok(n)
+}
