@@ -17,3 +17,4 @@ pub mod exit;
 pub mod lang;
 pub mod language;
 pub mod lower;
+pub mod simplify;

@@ -87,6 +87,32 @@ enum Cmd {
         #[arg(long = "bind", value_name = "NAME=VALUE")]
         binds: Vec<String>,
     },
+    /// Simplify the index arithmetic of a layout (or of an index expression such as
+    /// '(i % 4) * 8 + i / 4' with --range i=0..31) with egg, and prove the result equal to the
+    /// input on the whole domain with z3 (else the input is kept). Prints both with their costs.
+    Simplify {
+        /// The expression: a layout, a swizzled layout, a symbolic integer, or an index
+        /// expression over i, c0, c1, ... and declared parameters.
+        expr: String,
+        /// Lower as a function of the flat coordinates c0, c1, ... instead of the index i.
+        #[arg(long)]
+        coords: bool,
+        /// Declare symbolic parameters (as for eval).
+        #[arg(long = "param", value_name = "DECL")]
+        params: Vec<String>,
+        /// Substitute a value for a parameter.
+        #[arg(long = "bind", value_name = "NAME=VALUE")]
+        binds: Vec<String>,
+        /// The range of an index expression's input, e.g. i=0..511 (once per input).
+        #[arg(long = "range", value_name = "NAME=LO..HI")]
+        ranges: Vec<String>,
+        /// Skip the validation: for benchmarks only, the result is then unproved.
+        #[arg(long)]
+        no_validate: bool,
+        /// The validation's time limit in milliseconds (default 2000).
+        #[arg(long, value_name = "MS")]
+        timeout: Option<u64>,
+    },
     /// Lower a layout (or a swizzled layout, or a symbolic integer) to index arithmetic,
     /// printed one let-binding per line.
     Lower {
@@ -141,7 +167,10 @@ const STACK: usize = 256 << 20;
 /// starts with `-`, is not `--...`, `-h` or `-j...`, and is not the value of an option.
 fn hyphen_expressions(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
     const TAKES_VALUE: [&str; 6] = ["--batch", "--param", "--bind", "-j", "--jobs", "--timeout"];
-    let Some(sub) = args.iter().position(|a| a == "eval" || a == "lower") else {
+    let Some(sub) = args
+        .iter()
+        .position(|a| a == "eval" || a == "lower" || a == "simplify")
+    else {
         return args;
     };
     if args.iter().any(|a| a == "--") {
@@ -234,6 +263,34 @@ fn run(cli: Cli) -> i32 {
                 exit::BAD_INPUT
             }
         },
+        Cmd::Simplify {
+            expr,
+            coords,
+            params,
+            binds,
+            ranges,
+            no_validate,
+            timeout,
+        } => {
+            let p: Vec<&str> = params.iter().map(String::as_str).collect();
+            let b: Vec<&str> = binds.iter().map(String::as_str).collect();
+            let req = tessera::simplify::Request {
+                coords,
+                ranges,
+                no_validate,
+                timeout_ms: timeout,
+            };
+            match Session::new(&p, &b).and_then(|s| tessera::simplify::simplify_text(&s, &expr, &req)) {
+                Ok(text) => {
+                    exit::print(&text);
+                    exit::OK
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    exit::of(&e)
+                }
+            }
+        }
         Cmd::Lower {
             expr,
             coords,

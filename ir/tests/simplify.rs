@@ -160,12 +160,17 @@ fn guards_that_fail_keep_the_rewrite_from_firing() {
         ("div-pow2, not a power of two", "i / 6", (-13, 30), &[]),
         ("mod-pow2, not a power of two", "i % 6", (-13, 30), &[]),
         ("mul-pow2, not a power of two", "i * 6", (-13, 30), &[]),
+        ("mul-two-bits, three bits", "i * 7", (-13, 30), &[]),
+        ("mul-two-bits, negative factor", "i * -6", (-13, 30), &[]),
         ("and-keeps, x above the mask", "i & 7", (0, 15), &[]),
         ("and-keeps, negative x", "i & 7", (-3, 5), &[]),
         ("and-clears, a bit in common", "(i * 2) & 6", (0, 7), &[]),
         ("xor-disjoint, bits overlap", "i ^ (i * 2)", (0, 7), &[]),
         ("xor-disjoint, negative", "i ^ 8", (-9, 3), &[]),
         ("shr-of-shl, different amounts", "(i << 2) >> 1", (-5, 5), &[]),
+        ("shr-of-shl-right, negative x", "(i << 1) >> 3", (-20, 5), &[]),
+        ("and-of-disjoint-sum, a carry", "(i + 3) & 4", (0, 7), &[]),
+        ("and-of-disjoint-sum, negative", "(i + 8) & 7", (-9, 7), &[]),
         (
             "div-mod-recombine, different divisors",
             "(i / 4) * 4 + i % 2",
@@ -218,9 +223,12 @@ fn guards_that_hold_let_the_rewrites_fire() {
         ("(i % 4) + (i / 4) * 4", (0, 31), "i"),
         ("((i / 4) / 2) % 3", (0, 100), "(i / 8) % 3"),
         ("(i % 24) / 8", (0, 100), "(i >> 3) % 3"),
-        ("(i * 12) / 4", (0, 100), "i * 3"),
+        ("(i * 12) / 4", (0, 100), "(i << 1) + i"),
+        ("(i % 3) * 5 + i / 3", (0, 14), "(i - (i / 3) * 3) * 5 + i / 3"),
         ("(i + 12) % 4", (0, 100), "i & 3"),
         ("i ^ ((i & 448) >> 3)", (0, 63), "i"),
+        ("((i >> 3) + ((i & 7) << 6)) & 448", (0, 511), "(i & 7) << 6"),
+        ("((i & 7) << 6) >> 3", (0, 511), "(i & 7) << 3"),
     ];
     for (src, (lo, hi), want) in cases {
         let e = parse_index(src).unwrap();

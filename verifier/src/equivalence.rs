@@ -29,7 +29,7 @@ use crate::query::{Outcome, Query, Scope, points_equal};
 use crate::verdict::{Counterexample, Verdict};
 use std::collections::HashMap;
 use std::sync::Arc;
-use tessera_ir::index::{IndexExpr, Op, Var};
+use tessera_ir::index::{IndexExpr, Op, Program, Var};
 use tessera_ir::sym::{Facts, Interval};
 
 /// Proves `a` and `b` equal (every output, by name) at every point of `domain` and every
@@ -45,13 +45,139 @@ pub fn prove_equivalent(
     facts: &Arc<Facts>,
     opts: &Options,
 ) -> Verdict {
-    in_own_context(|| {
-        let deadline = Deadline::after_ms(opts.timeout_ms);
-        match by_cases(a, b, domain, facts, deadline) {
-            Ok(v) => v,
-            Err(e) => Verdict::from_error(e),
+    prove_equivalent_by(a, b, domain, facts, opts, Engine::Auto).0
+}
+
+/// The engine of an equivalence proof.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    /// Enumeration when the domain has at most [`MAX_ENUMERATION`] points, else z3 (as a
+    /// choice only).
+    Auto,
+    /// Every point of the domain evaluated (a complete proof on a finite domain).
+    Enumeration,
+    /// z3.
+    Z3,
+}
+
+/// The most points (inputs times parameter values) an enumeration visits.
+pub const MAX_ENUMERATION: u128 = 1 << 16;
+
+/// Like [`prove_equivalent`], with the engine chosen (`Auto`, or one forced, to compare them);
+/// returns the verdict and the engine that gave it.
+pub fn prove_equivalent_by(
+    a: &IndexExpr,
+    b: &IndexExpr,
+    domain: &HashMap<Var, Interval>,
+    facts: &Arc<Facts>,
+    opts: &Options,
+    engine: Engine,
+) -> (Verdict, Engine) {
+    let deadline = Deadline::after_ms(opts.timeout_ms);
+    if engine != Engine::Z3
+        && let Some(r) = enumerate(a, b, domain, facts, deadline, engine == Engine::Enumeration)
+    {
+        return (r.unwrap_or_else(Verdict::from_error), Engine::Enumeration);
+    }
+    if engine == Engine::Enumeration {
+        let v = Verdict::Unknown(format!(
+            "the domain is unbounded or has more than {MAX_ENUMERATION} points"
+        ));
+        return (v, Engine::Enumeration);
+    }
+    let v = in_own_context(|| match by_cases(a, b, domain, facts, deadline) {
+        Ok(v) => v,
+        Err(e) => Verdict::from_error(e),
+    });
+    (v, Engine::Z3)
+}
+
+/// Every point of the domain, when it is finite and small enough (`forced`: up to
+/// [`crate::enumerate::LIMIT`] points); `None` otherwise.
+fn enumerate(
+    a: &IndexExpr,
+    b: &IndexExpr,
+    domain: &HashMap<Var, Interval>,
+    facts: &Facts,
+    deadline: Deadline,
+    forced: bool,
+) -> Option<PResult<Verdict>> {
+    let limit = if forced {
+        crate::enumerate::LIMIT as u128
+    } else {
+        MAX_ENUMERATION
+    };
+    let mut vars: Vec<Var> = a.inputs().into_iter().chain(b.inputs()).collect();
+    vars.sort();
+    vars.dedup();
+    let (params, inputs): (Vec<Var>, Vec<Var>) = vars.into_iter().partition(|v| matches!(v, Var::Param(_)));
+    let names: Vec<String> = params.iter().map(|v| v.to_string()).collect();
+    let all = cases(facts, &names)?;
+    let mut ranges = Vec::new();
+    let mut points = all.len() as u128;
+    for v in &inputs {
+        let r = domain.get(v)?;
+        let (lo, hi) = (i64::try_from(r.lo()?).ok()?, i64::try_from(r.hi()?).ok()?);
+        points = points.checked_mul((i128::from(hi) - i128::from(lo) + 1).max(0) as u128)?;
+        ranges.push((lo, hi));
+    }
+    if points > limit || a.outputs().len() != b.outputs().len() {
+        return None;
+    }
+    let order: Vec<Var> = inputs.iter().chain(&params).cloned().collect();
+    let (pa, pb) = (Program::new(a, &order), Program::new(b, &order));
+    let n = a.outputs().len();
+    let (mut x, mut y) = (vec![0i64; n], vec![0i64; n]);
+    let mut at = vec![0i64; order.len()];
+    let mut step = 0u64;
+    for c in &all {
+        for (k, p) in params.iter().enumerate() {
+            at[inputs.len() + k] = c[p];
         }
-    })
+        if ranges.iter().any(|(lo, hi)| lo > hi) {
+            continue;
+        }
+        for (k, (lo, _)) in ranges.iter().enumerate() {
+            at[k] = *lo;
+        }
+        loop {
+            step += 1;
+            if let Err(e) = deadline.poll(step) {
+                return Some(Err(e));
+            }
+            if pa.run(&at, &mut x).is_ok() && (pb.run(&at, &mut y).is_err() || x != y) {
+                let point: Vec<String> = order.iter().zip(&at).map(|(v, x)| format!("{v}={x}")).collect();
+                let got = match pb.run(&at, &mut y) {
+                    Ok(()) => format!("{y:?}"),
+                    Err(e) => format!("an error ({e})"),
+                };
+                let mut ps: Vec<(String, i64)> = c.iter().map(|(v, x)| (v.to_string(), *x)).collect();
+                ps.sort();
+                return Some(Ok(Verdict::Refuted(Counterexample {
+                    params: ps,
+                    witnesses: Vec::new(),
+                    summary: format!("at {}: {x:?} but {got}", point.join(", ")),
+                })));
+            }
+            // The next point (odometer, first input fastest).
+            let mut k = 0;
+            loop {
+                if k == ranges.len() {
+                    break;
+                }
+                if at[k] < ranges[k].1 {
+                    at[k] += 1;
+                    break;
+                }
+                at[k] = ranges[k].0;
+                k += 1;
+            }
+            if k == ranges.len() {
+                break;
+            }
+        }
+    }
+    Some(Ok(Verdict::Proved))
 }
 
 /// Whether `e` multiplies two non-constant values (and has no XOR, which integers cannot

@@ -37,7 +37,7 @@ mod width;
 pub use bank::{Analysis, Bank, Cmp, analyze, analyze_by};
 pub use brute::{DEFAULT_WORK, brute};
 pub use deadline::Deadline;
-pub use equivalence::prove_equivalent;
+pub use equivalence::{Engine, MAX_ENUMERATION, prove_equivalent, prove_equivalent_by};
 pub use error::ProveError;
 pub use func::{Concrete, Func, Point};
 pub use property::{Property, facts, params, validate};

@@ -17,7 +17,7 @@
 //! assert_eq!(v.expr.cost().div_mod, 0);
 //! ```
 
-use crate::equivalence::prove_equivalent;
+use crate::equivalence::{Engine, prove_equivalent_by};
 use crate::prove::Options;
 use crate::verdict::Verdict;
 use std::sync::Arc;
@@ -47,6 +47,8 @@ pub struct Validated {
     /// The validation's verdict; `None` when skipped (`--no-validate`, for benchmarks only) or
     /// when the simplifier changed nothing.
     pub validation: Option<Verdict>,
+    /// The engine that validated (enumeration of a small domain, else z3).
+    pub engine: Option<Engine>,
     /// Whether the validation failed or was unknown, so the input is used.
     pub fell_back: bool,
     /// Time spent simplifying.
@@ -82,8 +84,12 @@ pub fn simplify_validated(
     let opts = Options {
         timeout_ms: opts.timeout_ms.or(Some(VALIDATION_TIMEOUT_MS)),
     };
-    let validation =
-        (validate && !unchanged).then(|| prove_equivalent(e, &expr, domain.ranges(), facts, &opts));
+    let proof = (validate && !unchanged)
+        .then(|| prove_equivalent_by(e, &expr, domain.ranges(), facts, &opts, Engine::Auto));
+    let (validation, engine) = match proof {
+        Some((v, g)) => (Some(v), Some(g)),
+        None => (None, None),
+    };
     let validate_time = start.elapsed();
     let fell_back = validation.as_ref().is_some_and(|v| *v != Verdict::Proved);
     let (used, cost) = if fell_back {
@@ -98,6 +104,7 @@ pub fn simplify_validated(
         after: cost,
         stop,
         validation,
+        engine,
         fell_back,
         simplify_time: time,
         validate_time,

@@ -10,7 +10,7 @@ use tessera_ir::index::{Var, lower_composed, lower_index, parse_index};
 use tessera_ir::simplify::{Domain, Limits};
 use tessera_ir::sym::{Facts, Interval};
 use tessera_ir::text::{Read, read};
-use tessera_verifier::{Options, Verdict, prove_equivalent, simplify_validated};
+use tessera_verifier::{Engine, Options, Verdict, prove_equivalent, prove_equivalent_by, simplify_validated};
 
 fn index_domain(lo: i64, hi: i64) -> Domain {
     let mut d = Domain::default();
@@ -204,6 +204,19 @@ proptest! {
         let facts = Arc::new(Facts::default());
         let v = simplify_validated(&e, &index_domain(0, n - 1), &facts, &Limits::default(), &Options::default(), true).unwrap();
         prop_assert!(!v.fell_back, "{}: {:?}\n{}", src, v.validation, v.candidate);
+        // The two engines agree: on the simplified form, and on a deliberately wrong one.
+        let dom = index_domain(0, n - 1);
+        let z = prove_equivalent_by(&e, &v.candidate, dom.ranges(), &facts, &Options::default(), Engine::Z3);
+        let en = prove_equivalent_by(&e, &v.candidate, dom.ranges(), &facts, &Options::default(), Engine::Enumeration);
+        prop_assert_eq!((&z.0, z.1), (&Verdict::Proved, Engine::Z3));
+        prop_assert_eq!((&en.0, en.1), (&Verdict::Proved, Engine::Enumeration));
+        // `e` at index 0 everywhere: wrong unless `e` is constant; the engines must agree.
+        let wrong = e.bind(&HashMap::from([(Var::Index, 0)]));
+        let z = prove_equivalent_by(&e, &wrong, dom.ranges(), &facts, &Options::default(), Engine::Z3).0;
+        let en = prove_equivalent_by(&e, &wrong, dom.ranges(), &facts, &Options::default(), Engine::Enumeration).0;
+        prop_assert_eq!(z.word(), en.word(), "{}: {} vs {}", src, z, en);
+        let constant = (0..n).all(|i| e.eval(&[("i", i)]).unwrap() == e.eval(&[("i", 0)]).unwrap());
+        prop_assert_eq!(en == Verdict::Proved, constant);
         for i in 0..n {
             prop_assert_eq!(v.expr.eval(&[("i", i)]).unwrap(), e.eval(&[("i", i)]).unwrap());
         }

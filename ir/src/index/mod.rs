@@ -40,6 +40,7 @@ mod node;
 mod op;
 mod parse;
 mod print;
+mod program;
 
 pub use build::Builder;
 pub use cost::{Cost, op_weight};
@@ -47,6 +48,7 @@ pub use lower::{lower_composed, lower_coords, lower_index, lower_sym};
 pub use node::{Node, NodeId, Operands, Var};
 pub use op::{Form, MAX_ARITY, Op};
 pub use parse::parse_index;
+pub use program::Program;
 
 /// A finished index expression: nodes in topological order and named outputs.
 #[derive(Clone, Debug, PartialEq, Eq)]

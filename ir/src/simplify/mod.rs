@@ -31,7 +31,7 @@ mod lang;
 mod rules;
 
 use crate::error::{Error, Result};
-use crate::index::{Builder, Cost, IndexExpr, Node, NodeId, Var, op_weight};
+use crate::index::{Builder, Cost, IndexExpr, Node, NodeId, Op, Var, op_weight};
 use crate::sym::Interval;
 use analysis::{Analyzer, Graph};
 use egg::{CostFunction, Extractor, Id, Language, Runner, StopReason, Symbol};
@@ -222,9 +222,9 @@ pub fn simplify(e: &IndexExpr, domain: &Domain, limits: &Limits) -> Result<Simpl
         let id = rebuild(&ex, g, g.find(*root), &inputs, &mut b, &mut memo)?;
         outputs.push((name.clone(), id));
     }
-    let simplified = b.finish(outputs);
+    let simplified = share_quotients(&b.finish(outputs));
     let after = simplified.cost();
-    let (expr, after) = if after.weighted <= before.weighted {
+    let (expr, after) = if after.weighted < before.weighted {
         (simplified, after)
     } else {
         (e.clone(), before)
@@ -237,6 +237,54 @@ pub fn simplify(e: &IndexExpr, domain: &Domain, limits: &Limits) -> Result<Simpl
         egraph_nodes: g.total_number_of_nodes(),
         time: start.elapsed(),
     })
+}
+
+/// `x % c` rewritten as `x - (x / c) * c` where `x / c` is computed anyway (a shared quotient
+/// makes the remainder a multiply and a subtract). Tree extraction cannot see the sharing, so
+/// this runs on the extracted DAG; the identity holds for every `c != 0`.
+fn share_quotients(e: &IndexExpr) -> IndexExpr {
+    let live = e.live();
+    let quotients: std::collections::HashSet<(NodeId, NodeId)> = e
+        .nodes()
+        .iter()
+        .enumerate()
+        .filter(|(k, n)| live[*k] && n.op() == Some(Op::Div))
+        .map(|(_, n)| (n.children()[0], n.children()[1]))
+        .collect();
+    let mut b = Builder::new();
+    let mut ids: Vec<NodeId> = Vec::with_capacity(e.nodes().len());
+    for (k, n) in e.nodes().iter().enumerate() {
+        let id = match n {
+            _ if !live[k] => b.konst(0),
+            Node::Const(v) => b.konst(*v),
+            Node::Var(v) => b.var(v.clone()),
+            Node::Op(Op::Mod, args)
+                if quotients.contains(&(args[0], args[1]))
+                    && e.node(args[1]).as_const().is_some_and(|c| c != 0) =>
+            {
+                let (x, c) = (ids[args[0].index()], ids[args[1].index()]);
+                let q = b.div(x, c);
+                let m = b.mul(q, c);
+                b.sub(x, m)
+            }
+            Node::Op(op, args) => {
+                let a: Vec<NodeId> = args.iter().map(|c| ids[c.index()]).collect();
+                b.op(*op, &a)
+            }
+        };
+        ids.push(id);
+    }
+    let outputs = e
+        .outputs()
+        .iter()
+        .map(|(n, o)| (n.clone(), ids[o.index()]))
+        .collect();
+    let shared = b.finish(outputs);
+    if shared.cost().weighted < e.cost().weighted {
+        shared
+    } else {
+        e.clone()
+    }
 }
 
 /// The extracted form of class `id` in the builder (shared subexpressions built once).

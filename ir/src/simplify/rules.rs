@@ -313,6 +313,23 @@ fn bits() -> Vec<Rule> {
             let k = num(g, i64::from(k));
             Some(node(g, Op::Shl, &[s[var("?x")], k]))
         }),
+        // `x * (2^a + 2^b) -> (x << a) + (x << b)`; guard: the factor is a positive constant
+        // with exactly two bits set, `b < a < 62` (the shifts cannot overflow where the product
+        // does not: each is at most the product in magnitude).
+        computed("mul-two-bits", "(* ?x ?c)", |g, s| {
+            let c = konst(g, s, "?c")?;
+            if c <= 0 || c.count_ones() != 2 {
+                return None;
+            }
+            let (b, a) = (c.trailing_zeros(), 63 - c.leading_zeros());
+            if a >= 62 {
+                return None;
+            }
+            let x = s[var("?x")];
+            let (ka, kb) = (num(g, i64::from(a)), num(g, i64::from(b)));
+            let (xa, xb) = (node(g, Op::Shl, &[x, ka]), node(g, Op::Shl, &[x, kb]));
+            Some(node(g, Op::Add, &[xa, xb]))
+        }),
         // `(x / 2^k) * 2^k -> x & -2^k`; guard: a constant power of two.
         computed("round-down-pow2", "(* (/ ?x ?c) ?c)", |g, s| {
             let c = konst(g, s, "?c")?;
@@ -340,6 +357,37 @@ fn bits() -> Vec<Rule> {
         guarded("shr-of-shl", "(>> (<< ?x ?k) ?k)", "?x", |g, s| {
             konst(g, s, "?k").is_some_and(|k| (0..63).contains(&k))
         }),
+        // `(x << a) >> b -> x << (a - b)`; guard: `a >= b >= 0` constants below 63 (the IR's
+        // shift left fails on overflow, so no bit is lost).
+        computed("shr-of-shl-left", "(>> (<< ?x ?a) ?b)", |g, s| {
+            let (a, b) = (konst(g, s, "?a")?, konst(g, s, "?b")?);
+            if !(0 <= b && b <= a && a < 63) {
+                return None;
+            }
+            let k = num(g, a - b);
+            Some(node(g, Op::Shl, &[s[var("?x")], k]))
+        }),
+        // `(x << a) >> b -> x >> (b - a)`; guard: `0 <= a < b < 63` constants (as above,
+        // `floor(x * 2^a / 2^b) = floor(x / 2^(b-a))`).
+        computed("shr-of-shl-right", "(>> (<< ?x ?a) ?b)", |g, s| {
+            let (a, b) = (konst(g, s, "?a")?, konst(g, s, "?b")?);
+            if !(0 <= a && a < b && b < 63) {
+                return None;
+            }
+            let k = num(g, b - a);
+            Some(node(g, Op::Shr, &[s[var("?x")], k]))
+        }),
+        // `(x + y) & m -> (x & m) + (y & m)`; guard: `x` and `y` non-negative with no bit in
+        // common (the sum carries nothing, so it is `x | y`, and `&` distributes over `|`).
+        guarded(
+            "and-of-disjoint-sum",
+            "(& (+ ?x ?y) ?m)",
+            "(+ (& ?x ?m) (& ?y ?m))",
+            |g, s| match (possible_bits(facts(g, s, "?x")), possible_bits(facts(g, s, "?y"))) {
+                (Some(a), Some(b)) => a & b == 0,
+                _ => false,
+            },
+        ),
         // `x ^ y -> x + y`; guard: `x` and `y` non-negative with no bit in common (from their
         // ranges and known divisors).
         guarded("xor-disjoint", "(^ ?x ?y)", "(+ ?x ?y)", |g, s| {
