@@ -245,7 +245,12 @@ fn stride(b: &[u8], i: usize) -> Option<(Stride<i64>, usize)> {
         if b.get(k) != Some(&b'@') {
             break;
         }
-        let (p, e) = int(b, skip_ws(b, k + 1))?;
+        let at = skip_ws(b, k + 1);
+        // A mode index is digits: `1@-0` is the parser's error, as any sign there.
+        if !b.get(at).is_some_and(u8::is_ascii_digit) {
+            return None;
+        }
+        let (p, e) = int(b, at)?;
         // Negative indices and indices past the longest tuple are the parser's errors.
         if !(0..i64::from(MAX_MODES)).contains(&p) {
             return None;
@@ -298,6 +303,8 @@ mod tests {
     #[test]
     fn leaves_everything_else_to_the_parser() {
         for s in [
+            "(4,8):(1@-0,1@1)",
+            "4:1@+0",
             "M",
             "(M,4)",
             "4:M",
