@@ -81,6 +81,8 @@ impl Ctx<'_, '_> {
                     format!("{a} < 0 ? ~(~{a} >> {s}) : {a} >> {s}")
                 }
             }
+            // `min(x, x)`: a self-comparison is a warning.
+            Op::Min | Op::Max if args[0] == args[1] => a,
             Op::Min => format!("{a} < {b} ? {a} : {b}"),
             Op::Max => format!("{a} > {b} ? {a} : {b}"),
             Op::Select => format!("{a} != 0 ? {b} : {}", o(2)),

@@ -1,8 +1,10 @@
 //! PTX: a module (`.version 8.0`, `.target sm_80`, `.address_size 64`) with one `.visible
 //! .func` over `.s64` values.
 //!
-//! The arguments are `.param .s64 arg_<name>` and every output is its own return parameter,
-//! `.param .s64 ret_<name>`, in the order of the expression's outputs. Every input and
+//! The arguments are `.param .s64 arg_<name>`. One output is the return parameter
+//! `.param .s64 ret_<name>`; several (PTX allows one return parameter in `.param` space) are one
+//! `.param .align 8 .b8 ret[8n]`, output `k` (in the expression's order) at byte offset `8k`, as
+//! a function returning a struct of `int64_t` does. Every input and
 //! operation `t<k>` has the register `%t<k>`; the floor sequences use scratch registers `%s<n>`
 //! and predicates `%p<n>`. `div.s64`/`rem.s64` truncate: they stand alone only where the interval
 //! analysis proves a non-negative dividend and a positive divisor, else they are corrected to
@@ -135,7 +137,7 @@ pub(crate) fn emit(p: &Plan<'_>) -> Result<String, EmitError> {
             }
             _ => cx.operand(*id),
         };
-        cx.ins(format!("st.param.s64 [ret_{n}], {v}"));
+        cx.ins(format!("st.param.s64 [{}], {v}", slot(p, n)));
     }
     cx.ins("ret".into());
     let names: Vec<&str> = p.e.outputs().iter().map(|(n, _)| n.as_str()).collect();
@@ -152,16 +154,16 @@ pub(crate) fn emit(p: &Plan<'_>) -> Result<String, EmitError> {
     out.push_str(&crate::plan::comment("//", &p.header(&returns)));
     out.push_str("// The assumptions are not checked (PTX has no assert).\n");
     out.push_str(".version 8.0\n.target sm_80\n.address_size 64\n\n");
-    let rets: Vec<String> = p
-        .outputs
-        .iter()
-        .map(|(n, _)| format!(".param .s64 ret_{n}"))
-        .collect();
+    let ret = if p.outputs.len() == 1 {
+        format!(".param .s64 ret_{}", p.outputs[0].0)
+    } else {
+        format!(".param .align 8 .b8 ret[{}]", 8 * p.outputs.len())
+    };
     let params: Vec<String> = p.args.iter().map(|(_, n)| format!(".param .s64 {n}")).collect();
     let _ = writeln!(
         out,
         ".visible .func ({}) {}({})\n{{",
-        rets.join(", "),
+        ret,
         p.name,
         params.join(", ")
     );
@@ -175,4 +177,17 @@ pub(crate) fn emit(p: &Plan<'_>) -> Result<String, EmitError> {
     out.push_str(&cx.body);
     out.push_str("}\n");
     Ok(out)
+}
+
+/// Where output `name` is stored: its return parameter, or its slot of `ret`.
+fn slot(p: &Plan<'_>, name: &str) -> String {
+    if p.outputs.len() == 1 {
+        return format!("ret_{name}");
+    }
+    let k = p.outputs.iter().position(|(n, _)| n == name).unwrap_or(0);
+    if k == 0 {
+        "ret".into()
+    } else {
+        format!("ret+{}", 8 * k)
+    }
 }

@@ -1,0 +1,147 @@
+//! Round trips: every case of `support::cases` is emitted in each language, compiled (C with
+//! `cc -std=c11 -Wall -Werror`, CUDA as C++ with `c++ -std=c++17 -Wall -Werror`, Rust with
+//! `rustc --edition 2024 -D warnings`; each without and with optimization), run on every point
+//! of its domain, and compared with `IndexExpr::eval`. The PTX is assembled by `ptxas` for sm_80
+//! and sm_90 and run by the interpreter in `support::ptx_interp`.
+//!
+//! The cases are batched into one file per language to keep the number of compiles low.
+
+mod support;
+
+use std::path::PathBuf;
+use std::process::Command;
+use support::cases::{Case, cases};
+use support::{compare, drivers, ptx_interp, run, scratch};
+use tessera_codegen::{Lang, emit};
+
+const SEED: u64 = 0x7e55_e7a0;
+
+fn the_cases() -> Vec<Case> {
+    let seed = std::env::var("TESSERA_CODEGEN_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(SEED);
+    let cs = cases(seed);
+    assert!(cs.len() >= 150, "only {} cases", cs.len());
+    cs
+}
+
+fn compile_and_compare(lang: Lang, src: &str, ext: &str, compilers: &[(&str, Vec<&str>)]) {
+    let cs = the_cases();
+    let dir = scratch(lang.name());
+    let file = dir.join(format!("all.{ext}"));
+    std::fs::write(&file, src).unwrap();
+    for (k, (cc, flags)) in compilers.iter().enumerate() {
+        let exe = dir.join(format!("run{k}"));
+        run(Command::new(cc).args(flags).arg(&file).arg("-o").arg(&exe));
+        let out = run(&mut Command::new(&exe));
+        compare(&cs, &out, &format!("{lang} ({cc} {})", flags.join(" ")));
+    }
+}
+
+#[test]
+fn c_round_trip() {
+    let src = drivers::c_like(&the_cases(), Lang::C);
+    let base = vec!["-std=c11", "-Wall", "-Werror", "-Wextra", "-Wno-unused-parameter"];
+    let o2: Vec<&str> = base.iter().copied().chain(["-O2"]).collect();
+    let ndebug: Vec<&str> = o2.iter().copied().chain(["-DNDEBUG"]).collect();
+    compile_and_compare(Lang::C, &src, "c", &[("cc", base), ("cc", ndebug)]);
+    let _ = o2;
+}
+
+#[test]
+fn cuda_as_cpp_round_trip() {
+    let src = drivers::c_like(&the_cases(), Lang::Cuda);
+    compile_and_compare(
+        Lang::Cuda,
+        &src,
+        "cpp",
+        &[("c++", vec!["-std=c++17", "-Wall", "-Werror", "-x", "c++", "-O1"])],
+    );
+}
+
+#[test]
+fn rust_round_trip() {
+    let src = drivers::rust(&the_cases());
+    let base = vec!["--edition", "2024", "-D", "warnings"];
+    let opt: Vec<&str> = base.iter().copied().chain(["-O"]).collect();
+    compile_and_compare(Lang::Rust, &src, "rs", &[("rustc", base), ("rustc", opt)]);
+}
+
+/// `ptxas`: `$TESSERA_PTXAS`, else the one `scripts/setup.sh` installs, else on the `PATH`.
+fn ptxas() -> Option<PathBuf> {
+    if let Ok(p) = std::env::var("TESSERA_PTXAS") {
+        return Some(PathBuf::from(p));
+    }
+    let local = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.deps/nvcc/nvidia/cuda_nvcc/bin/ptxas");
+    if local.is_file() {
+        return Some(local);
+    }
+    Command::new("ptxas")
+        .arg("--version")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|_| PathBuf::from("ptxas"))
+}
+
+/// One module: the first function's module with the others' functions appended.
+fn ptx_module(cs: &[Case]) -> String {
+    let mut m = String::new();
+    for (k, c) in cs.iter().enumerate() {
+        let text = emit(&c.expr, Lang::Ptx, &c.sig).unwrap();
+        for l in text.lines() {
+            let header =
+                l.starts_with(".version") || l.starts_with(".target") || l.starts_with(".address_size");
+            if k == 0 || !header {
+                m.push_str(l);
+                m.push('\n');
+            }
+        }
+    }
+    m
+}
+
+#[test]
+fn ptx_computes_what_the_ir_does() {
+    let cs = the_cases();
+    let module = ptx_module(&cs);
+    let funcs = ptx_interp::parse(&module);
+    assert_eq!(funcs.len(), cs.len());
+    let mut out = String::new();
+    for (c, f) in cs.iter().zip(&funcs) {
+        assert_eq!(f.name, c.sig.name);
+        assert_eq!(f.params.len(), c.sig.args.len());
+        out.push_str(&format!("# {}\n", c.sig.name));
+        for p in c.points() {
+            let v: Vec<String> = f.run(&p).iter().map(i64::to_string).collect();
+            out.push_str(&v.join(" "));
+            out.push('\n');
+        }
+    }
+    compare(&cs, &out, "ptx (interpreted)");
+}
+
+#[test]
+fn ptx_assembles_with_ptxas() {
+    let Some(ptxas) = ptxas() else {
+        if std::env::var("TESSERA_REQUIRE_PTXAS").is_ok_and(|v| v == "1") {
+            panic!("ptxas not found and TESSERA_REQUIRE_PTXAS=1: run scripts/setup.sh");
+        }
+        eprintln!("skipped: ptxas not found (run scripts/setup.sh, or set TESSERA_PTXAS)");
+        return;
+    };
+    let dir = scratch("ptx");
+    let file = dir.join("all.ptx");
+    std::fs::write(&file, ptx_module(&the_cases())).unwrap();
+    for arch in ["sm_80", "sm_90"] {
+        let cubin = dir.join(format!("{arch}.cubin"));
+        run(Command::new(&ptxas)
+            .arg(format!("-arch={arch}"))
+            .arg("--warning-as-error")
+            .arg(&file)
+            .arg("-o")
+            .arg(&cubin));
+        assert!(std::fs::metadata(&cubin).unwrap().len() > 0);
+    }
+}
