@@ -153,7 +153,7 @@ pub(crate) fn emit(p: &Plan<'_>) -> Result<String, EmitError> {
     let mut out = String::new();
     out.push_str(&crate::plan::comment("//", &p.header(&returns)));
     out.push_str("// The assumptions are not checked (PTX has no assert).\n");
-    out.push_str(".version 8.0\n.target sm_80\n.address_size 64\n\n");
+    out.push_str(".version 8.0\n.target sm_80\n.address_size 64\n");
     let ret = if p.outputs.len() == 1 {
         format!(".param .s64 ret_{}", p.outputs[0].0)
     } else {

@@ -114,12 +114,8 @@ pub(crate) fn emit(p: &Plan<'_>) -> Result<String, EmitError> {
         let _ = writeln!(lets, "    let t{k}: i64 = {rhs};");
     }
     let mut body = String::new();
-    for c in conditions(p) {
-        let _ = writeln!(
-            body,
-            "    debug_assert!({c}, \"assumption {}\");",
-            c.replace('"', "\\\"").replace('{', "{{").replace('}', "}}")
-        );
+    for (c, fact) in conditions(p).iter().zip(p.facts()) {
+        let _ = writeln!(body, "    debug_assert!({c}, \"assumption: {fact}\");");
     }
     // An argument that neither an assumption nor the arithmetic reads.
     let inputs = p.e.inputs();
