@@ -8,7 +8,7 @@
 //! shift of such a value is implementation-defined, so it becomes `x < 0 ? ~(~x >> s) : x >> s`.
 
 use crate::error::EmitError;
-use crate::plan::Plan;
+use crate::plan::{Plan, Trivial};
 use std::fmt::Write;
 use tessera_ir::index::{Node, NodeId, Op};
 
@@ -47,6 +47,13 @@ impl Ctx<'_, '_> {
 
     /// The right-hand side of `t<k> = op(args)`.
     fn rhs(&mut self, op: Op, args: &[NodeId]) -> String {
+        if let Some(t) = self.p.trivial(op, args) {
+            return match t {
+                Trivial::Same(id) => self.operand(id),
+                Trivial::Const(v) => literal(v),
+                Trivial::Neg(id) => format!("-{}", self.operand(id)),
+            };
+        }
         let o = |k: usize| self.operand(args[k]);
         let (a, b) = (o(0), args.get(1).map(|_| o(1)).unwrap_or_default());
         match op {
@@ -81,8 +88,6 @@ impl Ctx<'_, '_> {
                     format!("{a} < 0 ? ~(~{a} >> {s}) : {a} >> {s}")
                 }
             }
-            // `min(x, x)`: a self-comparison is a warning.
-            Op::Min | Op::Max if args[0] == args[1] => a,
             Op::Min => format!("{a} < {b} ? {a} : {b}"),
             Op::Max => format!("{a} > {b} ? {a} : {b}"),
             Op::Select => format!("{a} != 0 ? {b} : {}", o(2)),
@@ -141,6 +146,9 @@ pub(crate) fn emit(p: &Plan<'_>, dialect: Dialect) -> Result<String, EmitError> 
     let conds = conditions(p);
     for c in &conds {
         let _ = writeln!(body, "    assert({c});");
+    }
+    for n in p.unread_args() {
+        let _ = writeln!(body, "    (void){n};");
     }
     for (k, op, args) in p.ops() {
         let rhs = cx.rhs(op, args);

@@ -10,6 +10,17 @@ use std::collections::HashMap;
 use tessera_ir::index::{IndexExpr, Node, NodeId, Op, Var};
 use tessera_ir::sym::Interval;
 
+/// An operation whose value needs no operator: one that lints (`clippy::eq_op`,
+/// `-Wtautological-compare`, `clippy::neg_multiply`) would flag as written.
+pub(crate) enum Trivial {
+    /// The value of an operand: `min(x, x)`, `max(x, x)`, `x & x`.
+    Same(NodeId),
+    /// A constant: `x ^ x` is 0, `x % x` is 0, `x / x` is 1 (where defined: `x != 0`).
+    Const(i64),
+    /// The negation of an operand: `x * -1`.
+    Neg(NodeId),
+}
+
 /// A checked emission job.
 pub(crate) struct Plan<'a> {
     pub e: &'a IndexExpr,
@@ -64,7 +75,7 @@ impl<'a> Plan<'a> {
             outputs.push((s, *id));
         }
         let ranges = sig.ranges()?;
-        let live = e.live();
+        let live = liveness(e);
         let iv = e.intervals(&ranges);
         let plan = Plan {
             e,
@@ -113,6 +124,35 @@ impl<'a> Plan<'a> {
             .find(|(w, _)| w == v)
             .map(|(_, n)| n.as_str())
             .expect("a checked plan names every input")
+    }
+
+    /// The operation's value without its operator, where that is simpler (see [`Trivial`]).
+    pub fn trivial(&self, op: Op, args: &[NodeId]) -> Option<Trivial> {
+        trivial(self.e, op, args)
+    }
+
+    /// Whether the emitted code reads node `k` (after the [`Trivial`] forms).
+    pub fn is_live(&self, k: usize) -> bool {
+        self.live[k]
+    }
+
+    /// The arguments the emitted arithmetic does not read.
+    pub fn unread_args(&self) -> Vec<&str> {
+        let read: Vec<&Var> = self
+            .e
+            .nodes()
+            .iter()
+            .enumerate()
+            .filter_map(|(k, n)| match n {
+                Node::Var(v) if self.live[k] => Some(v),
+                _ => None,
+            })
+            .collect();
+        self.args
+            .iter()
+            .filter(|(v, _)| !read.contains(&v))
+            .map(|(_, n)| n.as_str())
+            .collect()
     }
 
     /// Whether the node is never negative on the assumptions' domain.
@@ -189,4 +229,41 @@ pub(crate) fn comment(marker: &str, lines: &[String]) -> String {
         out.push('\n');
     }
     out
+}
+
+/// The value of `op(args)` without its operator, where that is simpler (see [`Trivial`]).
+fn trivial(e: &IndexExpr, op: Op, args: &[NodeId]) -> Option<Trivial> {
+    let same = args.len() == 2 && args[0] == args[1];
+    let minus_one = |k: usize| e.node(args[k]).as_const() == Some(-1);
+    match op {
+        Op::Min | Op::Max | Op::And if same => Some(Trivial::Same(args[0])),
+        Op::Xor | Op::Mod if same => Some(Trivial::Const(0)),
+        Op::Div if same => Some(Trivial::Const(1)),
+        Op::Mul if minus_one(0) => Some(Trivial::Neg(args[1])),
+        Op::Mul if minus_one(1) => Some(Trivial::Neg(args[0])),
+        _ => None,
+    }
+}
+
+/// The nodes the emitted code reads: those the outputs reach, where a [`Trivial`] operation
+/// reaches only the operand it keeps (one sweep back: operands come before their users).
+fn liveness(e: &IndexExpr) -> Vec<bool> {
+    let mut live = vec![false; e.nodes().len()];
+    for (_, o) in e.outputs() {
+        live[o.index()] = true;
+    }
+    for k in (0..live.len()).rev() {
+        let Node::Op(op, args) = &e.nodes()[k] else {
+            continue;
+        };
+        if !live[k] {
+            continue;
+        }
+        match trivial(e, *op, args) {
+            Some(Trivial::Same(id) | Trivial::Neg(id)) => live[id.index()] = true,
+            Some(Trivial::Const(_)) => {}
+            None => args.iter().for_each(|c| live[c.index()] = true),
+        }
+    }
+    live
 }

@@ -13,7 +13,7 @@
 //! in the comment block, not checked: PTX has no `assert`.
 
 use crate::error::EmitError;
-use crate::plan::Plan;
+use crate::plan::{Plan, Trivial};
 use std::fmt::Write;
 use tessera_ir::index::{Node, NodeId, Op};
 
@@ -84,6 +84,14 @@ impl Ctx<'_, '_> {
 
     fn op(&mut self, k: usize, op: Op, args: &[NodeId]) {
         let d = format!("%t{k}");
+        if let Some(t) = self.p.trivial(op, args) {
+            let text = match t {
+                Trivial::Same(id) => format!("mov.s64 {d}, {}", self.operand(id)),
+                Trivial::Const(v) => format!("mov.s64 {d}, {}", literal(v)),
+                Trivial::Neg(id) => format!("neg.s64 {d}, {}", self.operand(id)),
+            };
+            return self.ins(text);
+        }
         let a = self.operand(args[0]);
         let b = args.get(1).map(|x| self.operand(*x)).unwrap_or_default();
         let plain = args.len() == 2 && self.p.truncation_is_floor(args[0], args[1]);
@@ -117,10 +125,9 @@ pub(crate) fn emit(p: &Plan<'_>) -> Result<String, EmitError> {
         scratch: 0,
         preds: 0,
     };
-    let live = p.e.live();
     for (k, n) in p.e.nodes().iter().enumerate() {
         if let Node::Var(v) = n
-            && live[k]
+            && p.is_live(k)
         {
             cx.ins(format!("ld.param.s64 %t{k}, [{}]", p.arg(v)));
         }

@@ -11,7 +11,7 @@
 //! Names are snake case (`M` becomes `m`), as `-D warnings` wants them.
 
 use crate::error::EmitError;
-use crate::plan::Plan;
+use crate::plan::{Plan, Trivial};
 use std::fmt::Write;
 use tessera_ir::index::{Node, NodeId, Op};
 
@@ -40,6 +40,13 @@ impl Ctx<'_, '_> {
     }
 
     fn rhs(&mut self, op: Op, args: &[NodeId]) -> String {
+        if let Some(t) = self.p.trivial(op, args) {
+            return match t {
+                Trivial::Same(id) => self.operand(id),
+                Trivial::Const(v) => literal(v),
+                Trivial::Neg(id) => format!("-{}", self.operand(id)),
+            };
+        }
         let o = |k: usize| self.operand(args[k]);
         let (a, b) = (o(0), args.get(1).map(|_| o(1)).unwrap_or_default());
         match op {
@@ -118,15 +125,15 @@ pub(crate) fn emit(p: &Plan<'_>) -> Result<String, EmitError> {
         let _ = writeln!(body, "    debug_assert!({c}, \"assumption: {fact}\");");
     }
     // An argument that neither an assumption nor the arithmetic reads.
-    let inputs = p.e.inputs();
-    for (v, n) in &p.args {
-        if !inputs.contains(v)
-            && !p
-                .sig
-                .assumptions
-                .iter()
-                .any(|a| &a.var == v && (a.lo.is_some() || a.hi.is_some() || a.modulus > 1))
-        {
+    let asserted: Vec<&str> = p
+        .sig
+        .assumptions
+        .iter()
+        .filter(|a| a.lo.is_some() || a.hi.is_some() || a.modulus > 1)
+        .map(|a| p.arg(&a.var))
+        .collect();
+    for n in p.unread_args() {
+        if !asserted.contains(&n) {
             let _ = writeln!(body, "    let _ = {n};");
         }
     }

@@ -1,6 +1,6 @@
 //! Round trips: every case of `support::cases` is emitted in each language, compiled (C with
-//! `cc -std=c11 -Wall -Werror`, CUDA as C++ with `c++ -std=c++17 -Wall -Werror`, Rust with
-//! `rustc --edition 2024 -D warnings`; each without and with optimization), run on every point
+//! `cc -std=c11 -Wall -Wextra -Werror`, CUDA as C++ with `c++ -std=c++17 -Wall -Werror`, Rust
+//! with `rustc --edition 2024 -D warnings` and clippy's lints; without and with optimization), run on every point
 //! of its domain, and compared with `IndexExpr::eval`. The PTX is assembled by `ptxas` for sm_80
 //! and sm_90 and run by the interpreter in `support::ptx_interp`.
 //!
@@ -42,7 +42,7 @@ fn compile_and_compare(lang: Lang, src: &str, ext: &str, compilers: &[(&str, Vec
 #[test]
 fn c_round_trip() {
     let src = drivers::c_like(&the_cases(), Lang::C);
-    let base = vec!["-std=c11", "-Wall", "-Werror", "-Wextra", "-Wno-unused-parameter"];
+    let base = vec!["-std=c11", "-Wall", "-Wextra", "-Werror"];
     let o2: Vec<&str> = base.iter().copied().chain(["-O2"]).collect();
     let ndebug: Vec<&str> = o2.iter().copied().chain(["-DNDEBUG"]).collect();
     compile_and_compare(Lang::C, &src, "c", &[("cc", base), ("cc", ndebug)]);
@@ -65,7 +65,15 @@ fn rust_round_trip() {
     let src = drivers::rust(&the_cases());
     let base = vec!["--edition", "2024", "-D", "warnings"];
     let opt: Vec<&str> = base.iter().copied().chain(["-O"]).collect();
-    compile_and_compare(Lang::Rust, &src, "rs", &[("rustc", base), ("rustc", opt)]);
+    let mut compilers = vec![("rustc", base.clone()), ("rustc", opt)];
+    // Clippy's lints too, where clippy is installed (scripts/test.sh runs it, so it is there).
+    let clippy = Command::new("clippy-driver").arg("--version").output();
+    if clippy.is_ok_and(|o| o.status.success()) {
+        compilers.push(("clippy-driver", base));
+    } else {
+        eprintln!("clippy-driver not found: the emitted Rust is not linted by clippy");
+    }
+    compile_and_compare(Lang::Rust, &src, "rs", &compilers);
 }
 
 /// `ptxas`: `$TESSERA_PTXAS`, else the one `scripts/setup.sh` installs, else on the `PATH`.

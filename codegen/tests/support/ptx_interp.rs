@@ -111,6 +111,7 @@ impl Func {
                 }
                 "ret" => break,
                 "mov.s64" => v(1, &regs),
+                "neg.s64" => v(1, &regs).wrapping_neg(),
                 "add.s64" => v(1, &regs).wrapping_add(v(2, &regs)),
                 "sub.s64" => v(1, &regs).wrapping_sub(v(2, &regs)),
                 "mul.lo.s64" => v(1, &regs).wrapping_mul(v(2, &regs)),
