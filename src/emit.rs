@@ -27,6 +27,14 @@ pub enum EmitTextError {
 impl EmitTextError {
     /// The exit code (see [`crate::exit`]): an internal error of the lowering is
     /// [`crate::exit::INTERNAL`], anything else bad input.
+    ///
+    /// ```
+    /// use tessera::lang::Session;
+    /// use tessera_codegen::Lang;
+    /// let s = Session::new(&[], &[]).unwrap();
+    /// let e = tessera::emit::emit_text(&s, "4:1", Lang::C, "int", false).unwrap_err();
+    /// assert_eq!(e.exit_code(), tessera::exit::BAD_INPUT);
+    /// ```
     pub fn exit_code(&self) -> i32 {
         match self {
             EmitTextError::Lower(e) => crate::exit::of(e),

@@ -29,6 +29,12 @@ impl Lang {
     pub const ALL: [Lang; 4] = [Lang::C, Lang::Rust, Lang::Cuda, Lang::Ptx];
 
     /// The name the command line reads (`c`, `rust`, `cuda`, `ptx`).
+    ///
+    /// ```
+    /// use tessera_codegen::Lang;
+    /// assert_eq!(Lang::Rust.name(), "rust");
+    /// assert!(Lang::ALL.iter().all(|l| l.name().parse::<Lang>() == Ok(*l)));
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             Lang::C => "c",

@@ -143,8 +143,24 @@ impl Signature {
         })
     }
 
-    /// The interval of every argument under the assumptions (unbounded without one); an
-    /// error for an assumption that admits nothing or is about a non-argument.
+    /// The interval of every argument that has assumptions (several about one argument
+    /// meet); an error for assumptions that admit nothing or one about a non-argument.
+    ///
+    /// ```
+    /// use tessera_codegen::{Assumption, Signature};
+    /// use tessera_ir::index::Var;
+    /// use tessera_ir::sym::Interval;
+    /// let at = |lo, hi, modulus| Assumption { var: Var::Index, lo, hi, modulus };
+    /// let mut sig = Signature {
+    ///     name: "f".into(),
+    ///     args: vec![Var::Index],
+    ///     assumptions: vec![at(Some(0), Some(100), 1), at(None, Some(50), 8)],
+    ///     notes: vec![],
+    /// };
+    /// assert_eq!(sig.ranges().unwrap()[&Var::Index], Interval::new(Some(0), Some(48)));
+    /// sig.assumptions.push(at(Some(60), None, 1));
+    /// assert!(sig.ranges().is_err());
+    /// ```
     pub fn ranges(&self) -> Result<HashMap<Var, Interval>, EmitError> {
         let mut out: HashMap<Var, Interval> = HashMap::new();
         for a in &self.assumptions {
