@@ -2,8 +2,10 @@
 //! over `int64_t`, one local per operation.
 //!
 //! C's `/` and `%` truncate and the IR's floor; they are used only where the interval analysis
-//! proves a non-negative dividend and a positive divisor, else a floor helper is emitted (once,
-//! guarded by a macro so that several functions share a file). A left shift of a value that may
+//! proves a non-negative dividend and a positive divisor; else a constant power-of-two divisor
+//! becomes an arithmetic shift (below) or a mask (`int64_t` is two's complement), and any other
+//! divisor a floor helper (emitted once, guarded by a macro so that several functions share a
+//! file). A left shift of a value that may
 //! be negative is undefined in C, so it becomes a multiplication by the power of two; a right
 //! shift of such a value is implementation-defined, so it becomes `x < 0 ? ~(~x >> s) : x >> s`.
 
@@ -61,11 +63,18 @@ impl Ctx<'_, '_> {
             Op::Sub => format!("{a} - {b}"),
             Op::Mul => format!("{a} * {b}"),
             Op::Div if self.p.truncation_is_floor(args[0], args[1]) => format!("{a} / {b}"),
+            Op::Div if let Some(k) = self.p.power_of_two(args[1]) => {
+                format!("{a} < 0 ? ~(~{a} >> {k}) : {a} >> {k}")
+            }
             Op::Div => {
                 self.floor_div = true;
                 format!("tessera_floor_div({a}, {b})")
             }
             Op::Mod if self.p.truncation_is_floor(args[0], args[1]) => format!("{a} % {b}"),
+            // int64_t is two's complement: the low bits are the floor remainder.
+            Op::Mod if let Some(k) = self.p.power_of_two(args[1]) => {
+                format!("{a} & {}", literal((1i64 << k) - 1))
+            }
             Op::Mod => {
                 self.floor_mod = true;
                 format!("tessera_floor_mod({a}, {b})")

@@ -55,13 +55,13 @@ use tessera_ir::index::IndexExpr;
 /// use tessera_ir::index::{Builder, Var};
 /// let mut b = Builder::new();
 /// let i = b.var(Var::Index);
-/// let four = b.konst(4);
-/// let q = b.div(i, four);
+/// let three = b.konst(3);
+/// let q = b.div(i, three);
 /// let e = b.finish(vec![("q".into(), q)]);
 /// // Nothing is known of `i`: the quotient needs the floor helper.
 /// let sig = Signature::for_expr(&e, "quot", &HashMap::new(), &HashMap::new()).unwrap();
 /// let rust = emit(&e, Lang::Rust, &sig).unwrap();
-/// assert!(rust.contains("let t2: i64 = floor_div(i, 4);"));
+/// assert!(rust.contains("let t2: i64 = floor_div(i, 3);"));
 /// let ptx = emit(&e, Lang::Ptx, &sig).unwrap();
 /// assert!(ptx.contains(".visible .func (.param .s64 ret_q) quot(.param .s64 arg_i)"));
 /// ```

@@ -166,6 +166,16 @@ impl<'a> Plan<'a> {
         self.nonneg(a) && self.iv[b.index()].is_at_least(1)
     }
 
+    /// `k` when `id` is the constant `2^k` (`k` in `1..=62`): the floor quotient by it is an
+    /// arithmetic right shift by `k`, and the floor remainder the low `k` bits (`& (2^k - 1)`),
+    /// for dividends of either sign (two's complement).
+    pub fn power_of_two(&self, id: NodeId) -> Option<u32> {
+        self.node(id)
+            .as_const()
+            .filter(|d| *d > 1 && (*d & (*d - 1)) == 0)
+            .map(|d| d.trailing_zeros())
+    }
+
     /// The constant shift amount of a shift's second operand (checked in [`Plan::new`]).
     pub fn shift(&self, id: NodeId) -> u32 {
         self.node(id).as_const().map_or(0, |s| s as u32)

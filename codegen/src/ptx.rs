@@ -4,13 +4,16 @@
 //! The arguments are `.param .s64 arg_<name>`. One output is the return parameter
 //! `.param .s64 ret_<name>`; several (PTX allows one return parameter in `.param` space) are one
 //! `.param .align 8 .b8 ret[8n]`, output `k` (in the expression's order) at byte offset `8k`, as
-//! a function returning a struct of `int64_t` does. Every input and
-//! operation `t<k>` has the register `%t<k>`; the floor sequences use scratch registers `%s<n>`
-//! and predicates `%p<n>`. `div.s64`/`rem.s64` truncate: they stand alone only where the interval
-//! analysis proves a non-negative dividend and a positive divisor, else they are corrected to
-//! floor with `setp`/`selp` (the quotient less one, the remainder plus the divisor, when the
-//! remainder is non-zero and its sign differs from the divisor's). The assumptions are stated
-//! in the comment block, not checked: PTX has no `assert`.
+//! a function returning a struct of `int64_t` does. Every input and operation `t<k>` has the
+//! register `%t<k>`; the floor sequences use scratch registers `%s<n>` and predicates `%p<n>`.
+//!
+//! A division or remainder by a constant power of two `2^k` is `shr.s64` by `k` or `and.b64`
+//! with `2^k - 1`: floor for either sign. Otherwise `div.s64`/`rem.s64`, which truncate, stand
+//! alone only where the interval analysis proves a non-negative dividend and a positive divisor;
+//! elsewhere they are corrected to floor with `setp`/`selp` (the quotient less one, the
+//! remainder plus the divisor, when the remainder is non-zero and its sign differs from the
+//! divisor's). Other constant divisors are left to `ptxas`, which strength-reduces them. The
+//! assumptions are stated in the comment block, not checked: PTX has no `assert`.
 
 use crate::error::EmitError;
 use crate::plan::{Plan, Trivial};
@@ -99,6 +102,11 @@ impl Ctx<'_, '_> {
             Op::Add => format!("add.s64 {d}, {a}, {b}"),
             Op::Sub => format!("sub.s64 {d}, {a}, {b}"),
             Op::Mul => format!("mul.lo.s64 {d}, {a}, {b}"),
+            // A power-of-two divisor: the shift and the mask are the floor forms for either sign.
+            Op::Div if let Some(k) = self.p.power_of_two(args[1]) => format!("shr.s64 {d}, {a}, {k}"),
+            Op::Mod if let Some(k) = self.p.power_of_two(args[1]) => {
+                format!("and.b64 {d}, {a}, {}", (1i64 << k) - 1)
+            }
             Op::Div if plain => format!("div.s64 {d}, {a}, {b}"),
             Op::Mod if plain => format!("rem.s64 {d}, {a}, {b}"),
             Op::Div | Op::Mod => return self.floor(&d, &a, &b, op == Op::Div),

@@ -2,13 +2,14 @@
 //! operation, the assumptions checked by `debug_assert!`.
 //!
 //! Rust's `/` and `%` truncate; they are used where the interval analysis proves a non-negative
-//! dividend and a positive divisor, else local `floor_div`/`floor_mod` helpers (items inside
-//! the function, so that several functions share a file). Shifts are Rust's own: `<<` of a
-//! negative value is its product by the power of two when that does not overflow (the IR
-//! forbids overflow), and `>>` on `i64` is arithmetic. No wrapping operation changes a value in
-//! range: only the floor remainder uses `wrapping_rem`, which differs from `%` only for
-//! `i64::MIN % -1`, whose remainder (0) it returns instead of panicking.
-//! Names are snake case (`M` becomes `m`), as `-D warnings` wants them.
+//! dividend and a positive divisor. Else a constant power-of-two divisor `2^k` becomes `>> k` or
+//! `& (2^k - 1)` (the floor forms for either sign), and any other divisor the local
+//! `floor_div`/`floor_mod` helpers (items inside the function, so that several functions share a
+//! file). Shifts are Rust's own: `<<` of a negative value is its product by the power of two
+//! when that does not overflow (the IR forbids overflow), and `>>` on `i64` is arithmetic. No
+//! wrapping operation changes a value in range: only the floor remainder uses `wrapping_rem`,
+//! which differs from `%` only for `i64::MIN % -1`, whose remainder (0) it returns instead of
+//! panicking. Names are snake case (`M` becomes `m`), as `-D warnings` wants them.
 
 use crate::error::EmitError;
 use crate::plan::{Plan, Trivial};
@@ -54,11 +55,13 @@ impl Ctx<'_, '_> {
             Op::Sub => format!("{a} - {b}"),
             Op::Mul => format!("{a} * {b}"),
             Op::Div if self.p.truncation_is_floor(args[0], args[1]) => format!("{a} / {b}"),
+            Op::Div if let Some(k) = self.p.power_of_two(args[1]) => format!("{a} >> {k}"),
             Op::Div => {
                 self.floor_div = true;
                 format!("floor_div({a}, {b})")
             }
             Op::Mod if self.p.truncation_is_floor(args[0], args[1]) => format!("{a} % {b}"),
+            Op::Mod if let Some(k) = self.p.power_of_two(args[1]) => format!("{a} & {}", (1i64 << k) - 1),
             Op::Mod => {
                 self.floor_mod = true;
                 format!("floor_mod({a}, {b})")

@@ -347,6 +347,11 @@ pub fn cases(seed: u64) -> Vec<Case> {
             let p = b.var(Var::Param("P".into()));
             let three = b.konst(3);
             let id = match op {
+                // A constant power of two (floor forms without a helper) or any divisor.
+                Op::Div | Op::Mod if s >= 2 => {
+                    let d = b.konst(1 << s);
+                    b.op(op, &[i, d])
+                }
                 Op::Div | Op::Mod => {
                     let d = b.select(p, p, three);
                     b.op(op, &[i, d])
