@@ -109,7 +109,7 @@ fn conditions(p: &Plan<'_>) -> Vec<String> {
     let mut out = Vec::new();
     for a in &p.sig.assumptions {
         let x = p.arg(&a.var);
-        match (a.lo, a.hi) {
+        match a.bounds() {
             (Some(l), Some(h)) if l == h => out.push(format!("{x} == {}", literal(l))),
             (Some(l), Some(h)) => out.push(format!("{} <= {x} && {x} <= {}", literal(l), literal(h))),
             (Some(l), None) => out.push(format!("{x} >= {}", literal(l))),

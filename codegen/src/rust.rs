@@ -82,7 +82,7 @@ fn conditions(p: &Plan<'_>) -> Vec<String> {
     let mut out = Vec::new();
     for a in &p.sig.assumptions {
         let x = p.arg(&a.var);
-        match (a.lo, a.hi) {
+        match a.bounds() {
             (Some(l), Some(h)) if l == h => out.push(format!("{x} == {}", literal(l))),
             (Some(l), Some(h)) => out.push(format!("({}..={}).contains(&{x})", literal(l), literal(h))),
             (Some(l), None) => out.push(format!("{x} >= {}", literal(l))),
@@ -132,7 +132,7 @@ pub(crate) fn emit(p: &Plan<'_>) -> Result<String, EmitError> {
         .sig
         .assumptions
         .iter()
-        .filter(|a| a.lo.is_some() || a.hi.is_some() || a.modulus > 1)
+        .filter(|a| !a.facts("").is_empty())
         .map(|a| p.arg(&a.var))
         .collect();
     for n in p.unread_args() {

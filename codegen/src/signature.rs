@@ -59,6 +59,22 @@ impl Assumption {
         Ok(Interval::new(lo, hi))
     }
 
+    /// The bounds that say something: `lo` unless it is `i64::MIN`, `hi` unless `i64::MAX`
+    /// (a compiler would call a check of those always true).
+    ///
+    /// ```
+    /// use tessera_codegen::Assumption;
+    /// use tessera_ir::index::Var;
+    /// let a = Assumption { var: Var::Index, lo: Some(i64::MIN), hi: Some(7), modulus: 1 };
+    /// assert_eq!(a.bounds(), (None, Some(7)));
+    /// ```
+    pub fn bounds(&self) -> (Option<i64>, Option<i64>) {
+        (
+            self.lo.filter(|l| *l != i64::MIN),
+            self.hi.filter(|h| *h != i64::MAX),
+        )
+    }
+
     /// The facts as comment lines, with the argument written `name`: `0 <= i <= 1023`,
     /// `M >= 1`, `M % 32 == 0`; none when nothing is assumed.
     ///
@@ -70,7 +86,7 @@ impl Assumption {
     /// ```
     pub fn facts(&self, name: &str) -> Vec<String> {
         let mut out = Vec::new();
-        match (self.lo, self.hi) {
+        match self.bounds() {
             (Some(l), Some(h)) if l == h => out.push(format!("{name} == {l}")),
             (Some(l), Some(h)) => out.push(format!("{l} <= {name} <= {h}")),
             (Some(l), None) => out.push(format!("{name} >= {l}")),

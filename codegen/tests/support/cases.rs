@@ -374,6 +374,31 @@ pub fn cases(seed: u64) -> Vec<Case> {
             );
         }
     }
+    // Constants beyond 32 bits, and the extremes of i64 (also as facts that state nothing).
+    {
+        let mut b = Builder::new();
+        let i = b.var(Var::Index);
+        let big = b.konst(3_000_000_000);
+        let huge = b.konst(-4_000_000_000_000_000_000);
+        let (min, max) = (b.konst(i64::MIN), b.konst(i64::MAX));
+        let t = b.mul(i, big);
+        let o0 = b.add(t, huge);
+        let o1 = b.select(i, i, min);
+        let o2 = b.xor(i, max);
+        let o3 = b.max(i, min);
+        let e = b.finish(vec![
+            ("a".into(), o0),
+            ("b".into(), o1),
+            ("c".into(), o2),
+            ("d".into(), o3),
+        ]);
+        let ranges = HashMap::from([(Var::Index, Interval::new(Some(-3), Some(3)))]);
+        let k = out.len();
+        push(
+            case("large constants".into(), e, ranges, HashMap::new(), k),
+            &mut out,
+        );
+    }
     // Hand-built expressions over negative values.
     let mut made = 0;
     while made < 80 {
