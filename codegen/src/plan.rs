@@ -155,6 +155,11 @@ impl<'a> Plan<'a> {
             .collect()
     }
 
+    /// The largest value of the node on the domain, when bounded.
+    pub fn max_value(&self, id: NodeId) -> Option<i128> {
+        self.iv[id.index()].hi()
+    }
+
     /// Whether the node is never negative on the assumptions' domain.
     pub fn nonneg(&self, id: NodeId) -> bool {
         self.iv[id.index()].is_at_least(0)

@@ -12,7 +12,8 @@
 //! alone only where the interval analysis proves a non-negative dividend and a positive divisor;
 //! elsewhere they are corrected to floor with `setp`/`selp` (the quotient less one, the
 //! remainder plus the divisor, when the remainder is non-zero and its sign differs from the
-//! divisor's). Other constant divisors are left to `ptxas`, which strength-reduces them. The
+//! divisor's). Another constant divisor of a non-negative, bounded dividend is a multiplication
+//! by a fixed-point reciprocal (`mul.hi.u64`, `shr.u64`, exact on the whole domain). The
 //! assumptions are stated in the comment block, not checked: PTX has no `assert`.
 
 use crate::error::EmitError;
@@ -85,6 +86,37 @@ impl Ctx<'_, '_> {
         }
     }
 
+    /// A multiplier `m < 2^64` and shift `s` with `floor(a * m / 2^(64 + s)) = floor(a / d)` for
+    /// every dividend `a` of the domain, when the divisor is a constant `d > 1` and the dividend
+    /// is non-negative and bounded by `n`: with `m = ceil(2^(64+s) / d)` and `e = m d - 2^(64+s)`,
+    /// `a m / 2^(64+s) = a / d + a e / (d 2^(64+s))`, whose floor is `floor(a / d)` when
+    /// `a e < 2^(64+s)`, so `n e < 2^(64+s)` suffices.
+    fn magic(&self, args: &[NodeId]) -> Option<(u64, u32)> {
+        let d = u128::try_from(self.p.node(args[1]).as_const()?)
+            .ok()
+            .filter(|d| *d > 1)?;
+        let n = u128::try_from(self.p.max_value(args[0])?).ok()?;
+        (0..64u32).find_map(|s| {
+            let l = 1u128 << (64 + s);
+            let m = l.div_ceil(d);
+            let e = m * d - l;
+            (m < 1 << 64 && n.checked_mul(e).is_some_and(|ne| ne < l)).then_some((m as u64, s))
+        })
+    }
+
+    /// `d = a / divisor` or `a % divisor` by the multiplier and shift of [`Ctx::magic`].
+    fn by_magic(&mut self, d: &str, a: &str, divisor: &str, m: u64, s: u32, div: bool) {
+        let hi = self.s();
+        self.ins(format!("mul.hi.u64 {hi}, {a}, {m:#x}"));
+        let q = if div { d.to_string() } else { self.s() };
+        self.ins(format!("shr.u64 {q}, {hi}, {s}"));
+        if !div {
+            let qd = self.s();
+            self.ins(format!("mul.lo.s64 {qd}, {q}, {divisor}"));
+            self.ins(format!("sub.s64 {d}, {a}, {qd}"));
+        }
+    }
+
     fn op(&mut self, k: usize, op: Op, args: &[NodeId]) {
         let d = format!("%t{k}");
         if let Some(t) = self.p.trivial(op, args) {
@@ -106,6 +138,9 @@ impl Ctx<'_, '_> {
             Op::Div if let Some(k) = self.p.power_of_two(args[1]) => format!("shr.s64 {d}, {a}, {k}"),
             Op::Mod if let Some(k) = self.p.power_of_two(args[1]) => {
                 format!("and.b64 {d}, {a}, {}", (1i64 << k) - 1)
+            }
+            Op::Div | Op::Mod if plain && let Some((m, s)) = self.magic(args) => {
+                return self.by_magic(&d, &a, &b, m, s, op == Op::Div);
             }
             Op::Div if plain => format!("div.s64 {d}, {a}, {b}"),
             Op::Mod if plain => format!("rem.s64 {d}, {a}, {b}"),

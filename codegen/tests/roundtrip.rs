@@ -153,3 +153,81 @@ fn ptx_assembles_with_ptxas() {
         assert!(std::fs::metadata(&cubin).unwrap().len() > 0);
     }
 }
+
+/// Division and remainder by constants through reciprocals, over dividends up to 2^62: the
+/// interpreted PTX at the ends of the domain and around multiples of the divisor near them.
+#[test]
+fn ptx_reciprocals_are_exact_on_large_domains() {
+    use std::collections::HashMap;
+    use tessera_codegen::Signature;
+    use tessera_ir::index::{Builder, Var};
+    use tessera_ir::sym::Interval;
+    let mut r = support::cases::Rng::new(SEED);
+    let mut reciprocals = 0;
+    let mut module = String::new();
+    for d in [
+        3i64,
+        5,
+        6,
+        7,
+        10,
+        11,
+        12,
+        13,
+        25,
+        100,
+        641,
+        1000,
+        65537,
+        1_000_000_007,
+        (1 << 40) + 1,
+    ] {
+        for top in [1000i64, 1 << 20, 1 << 33, 1 << 47, (1 << 62) - 1, i64::MAX] {
+            let mut b = Builder::new();
+            let i = b.var(Var::Index);
+            let k = b.konst(d);
+            let (q, m) = (b.div(i, k), b.rem(i, k));
+            let e = b.finish(vec![("q".into(), q), ("r".into(), m)]);
+            let ranges = HashMap::from([(Var::Index, Interval::new(Some(0), Some(i128::from(top))))]);
+            let sig = Signature::for_expr(&e, "f", &ranges, &HashMap::new()).unwrap();
+            let text = emit(&e, Lang::Ptx, &sig).unwrap();
+            reciprocals += usize::from(text.contains("mul.hi.u64"));
+            let header = |l: &str| {
+                [".version", ".target", ".address_size"]
+                    .iter()
+                    .any(|h| l.starts_with(h))
+            };
+            let named = text.replace(") f(", &format!(") f_{d}_{}(", module.len()));
+            let first = module.is_empty();
+            for l in named.lines().filter(|l| first || !header(l)) {
+                module.push_str(l);
+                module.push('\n');
+            }
+            let f = &ptx_interp::parse(&text)[0];
+            let mut points = vec![0, 1, top, top - 1, d - 1, d, d + 1];
+            for _ in 0..200 {
+                let near = (top / d - (r.next() % 4) as i64) * d;
+                points.extend([
+                    near - 1,
+                    near,
+                    near.saturating_add(1),
+                    (r.next() % (top as u64)) as i64,
+                ]);
+            }
+            for a in points.into_iter().filter(|a| (0..=top).contains(a)) {
+                assert_eq!(f.run(&[a]), vec![a / d, a % d], "{a} by {d} (i <= {top})\n{text}");
+            }
+        }
+    }
+    assert!(reciprocals > 60, "only {reciprocals} reciprocal divisions");
+    // Multipliers of 64 bits included, ptxas takes them.
+    if let Some(ptxas) = ptxas() {
+        let dir = scratch("reciprocals");
+        std::fs::write(dir.join("r.ptx"), &module).unwrap();
+        run(Command::new(ptxas)
+            .args(["-arch=sm_80", "--warning-as-error"])
+            .arg(dir.join("r.ptx"))
+            .arg("-o")
+            .arg(dir.join("r.cubin")));
+    }
+}

@@ -87,7 +87,10 @@ impl Func {
                 } else if let Some(h) = s.strip_prefix("0x") {
                     u64::from_str_radix(h, 16).unwrap() as i64
                 } else {
-                    s.parse().unwrap_or_else(|_| panic!("bad operand {s}"))
+                    // An immediate of a `.u64` operand may exceed i64.
+                    s.parse::<i64>()
+                        .or_else(|_| s.parse::<u64>().map(|u| u as i64))
+                        .unwrap_or_else(|_| panic!("bad operand {s}"))
                 }
             };
             let p = |k: usize| *preds.get(a[k].as_str()).expect("predicate written");
@@ -115,6 +118,10 @@ impl Func {
                 "add.s64" => v(1, &regs).wrapping_add(v(2, &regs)),
                 "sub.s64" => v(1, &regs).wrapping_sub(v(2, &regs)),
                 "mul.lo.s64" => v(1, &regs).wrapping_mul(v(2, &regs)),
+                "mul.hi.u64" => {
+                    ((u128::from(v(1, &regs) as u64) * u128::from(v(2, &regs) as u64)) >> 64) as i64
+                }
+                "shr.u64" => ((v(1, &regs) as u64) >> v(2, &regs)) as i64,
                 "div.s64" => v(1, &regs).wrapping_div(v(2, &regs)),
                 "rem.s64" => v(1, &regs).wrapping_rem(v(2, &regs)),
                 "xor.b64" => v(1, &regs) ^ v(2, &regs),
