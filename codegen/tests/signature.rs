@@ -220,6 +220,10 @@ fn rust_names_are_snake_case_and_unused_arguments_are_used() {
         "{r}"
     );
     assert!(r.contains("let _ = block_m;"), "{r}");
+    assert!(
+        r.contains("/// Arguments: i, block_m (for BlockM). Returns offset."),
+        "{r}"
+    );
     let c = emit(&e, Lang::C, &s).unwrap();
     assert!(
         c.contains("static inline int64_t TileOffset(int64_t i, int64_t BlockM) {"),
