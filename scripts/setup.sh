@@ -14,6 +14,19 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}"
 fi
 
+# ptxas, for the tests that assemble emitted PTX: from NVIDIA's wheel, into .deps/ (git-ignored).
+PTXAS=.deps/nvcc/nvidia/cuda_nvcc/bin/ptxas
+NVCC_WHEEL=nvidia-cuda-nvcc-cu12==12.9.86
+if ! "$PTXAS" --version >/dev/null 2>&1; then
+  echo "setup: installing ptxas ($NVCC_WHEEL) into .deps/nvcc"
+  python3 -m pip install --quiet --no-deps --upgrade --target .deps/nvcc "$NVCC_WHEEL"
+  chmod +x "$PTXAS" 2>/dev/null || true
+fi
+if ! "$PTXAS" --version >/dev/null 2>&1; then
+  echo "setup: $PTXAS does not run" >&2
+  exit 1
+fi
+
 if ! command -v cargo >/dev/null 2>&1; then
   echo "setup: cargo not found; install Rust 1.95 (rustup) first" >&2
   exit 1

@@ -7,12 +7,14 @@
 //! assert_eq!(tessera::lang::eval_str("coalesce((2,(1,6)):(1,(6,2)))").unwrap(), "12:1");
 //! ```
 
+pub use tessera_codegen as codegen;
 pub use tessera_ir as ir;
 pub use tessera_verifier as verifier;
 
 pub mod batch;
 pub mod check;
 pub mod cli;
+pub mod emit;
 pub mod exit;
 pub mod lang;
 pub mod language;

@@ -17,6 +17,9 @@ pub struct Lowered {
     pub expr: IndexExpr,
     /// The ranges and divisors of its inputs.
     pub domain: Domain,
+    /// What the domain leaves unsaid (`i < 4*M`, when a symbolic size is bounded by its
+    /// largest value).
+    pub notes: Vec<String>,
 }
 
 /// The values of a symbolic integer under the facts.
@@ -62,6 +65,14 @@ fn parse_range(s: &str) -> Result<(Var, Interval)> {
 pub fn lower_value(session: &Session, src: &str, coords: bool, ranges: &[String]) -> Result<Lowered> {
     let facts = session.facts();
     let mut domain = Domain::default();
+    let mut notes = Vec::new();
+    let mut size_note = |size: &SymInt| {
+        if size.as_const().is_none() {
+            notes.push(format!(
+                "i < {size} (the size; the bound above is its largest value)"
+            ));
+        }
+    };
     let show = |r: Interval| match (r.lo(), r.hi()) {
         (Some(l), Some(h)) => format!("{l} <= {{}} <= {h}"),
         (Some(l), None) => format!("{l} <= {{}}"),
@@ -81,12 +92,14 @@ pub fn lower_value(session: &Session, src: &str, coords: bool, ranges: &[String]
             )
         }
         Ok(Value::Layout(l)) => {
+            size_note(&l.size()?);
             let r = below(facts, &l.size()?);
             domain.interval(Var::Index, r);
             let at = show(r).replace("{}", "i");
             (format!("{l} at linear index i, {at}"), lower_index(&l)?)
         }
         Ok(Value::Composed(c)) if !coords => {
+            size_note(&c.inner.size()?);
             let r = below(facts, &c.inner.size()?);
             domain.interval(Var::Index, r);
             let at = show(r).replace("{}", "i");
@@ -121,7 +134,12 @@ pub fn lower_value(session: &Session, src: &str, coords: bool, ranges: &[String]
             domain.modulus(v, m);
         }
     }
-    Ok(Lowered { what, expr, domain })
+    Ok(Lowered {
+        what,
+        expr,
+        domain,
+        notes,
+    })
 }
 
 /// Lowers the value of `src` and renders it with a header naming what was lowered.

@@ -128,6 +128,43 @@ enum Cmd {
         #[arg(long = "bind", value_name = "NAME=VALUE")]
         binds: Vec<String>,
     },
+    /// Emit the index function of a layout (or a swizzled layout, or a symbolic integer) as C,
+    /// CUDA, Rust or PTX: a self-contained function of the index (or of the coordinates) and the
+    /// parameters, with the facts it assumes stated in a comment and checked in debug builds.
+    Emit {
+        /// The expression, e.g. '(4,8):(8,1)' or 'Sw<3,3,3> o (8,64):(64,1)'.
+        expr: String,
+        /// The language: c, rust, cuda or ptx.
+        #[arg(long, value_name = "LANG", value_parser = parse_lang)]
+        lang: tessera::codegen::Lang,
+        /// The function's name (an identifier; converted to snake case for Rust).
+        #[arg(long, value_name = "NAME", default_value = "index_fn")]
+        name: String,
+        /// A function of the flat coordinates c0, c1, ... instead of the index i.
+        #[arg(long)]
+        coords: bool,
+        /// Declare symbolic parameters (as for eval): they become arguments, their facts
+        /// assumptions.
+        #[arg(long = "param", value_name = "DECL")]
+        params: Vec<String>,
+        /// Substitute a value for a parameter.
+        #[arg(long = "bind", value_name = "NAME=VALUE")]
+        binds: Vec<String>,
+        /// The range of an index expression's input, e.g. i=0..511 (once per input).
+        #[arg(long = "range", value_name = "NAME=LO..HI")]
+        ranges: Vec<String>,
+        /// Emit the lowering as it is, without the simplifier.
+        #[arg(long)]
+        no_simplify: bool,
+        /// Skip the validation of the simplification: for benchmarks only.
+        #[arg(long)]
+        no_validate: bool,
+    },
+}
+
+/// `--lang`: one of the code generators' languages.
+fn parse_lang(s: &str) -> Result<tessera::codegen::Lang, String> {
+    s.parse().map_err(|e: tessera::codegen::EmitError| e.to_string())
 }
 
 /// `-j N`: a positive number of worker threads.
@@ -161,15 +198,25 @@ fn check_prove_args(property: &str, args: &[String], params: &[String]) -> Resul
 /// deep expression an error message, never an abort. Untouched stack costs no memory.
 const STACK: usize = 256 << 20;
 
-/// The command line with an `eval` or `lower` expression that starts with `-` (`-4:1`,
+/// The command line with an `eval`, `lower`, `simplify` or `emit` expression that starts with `-` (`-4:1`,
 /// `-(2+3)`, `-M`) moved after a `--`, so that it is not taken for a flag while the short
 /// flags (`-j2`, `-h`) keep their meaning. An argument counts as such an expression when it
 /// starts with `-`, is not `--...`, `-h` or `-j...`, and is not the value of an option.
 fn hyphen_expressions(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
-    const TAKES_VALUE: [&str; 6] = ["--batch", "--param", "--bind", "-j", "--jobs", "--timeout"];
+    const TAKES_VALUE: [&str; 9] = [
+        "--batch",
+        "--param",
+        "--bind",
+        "-j",
+        "--jobs",
+        "--timeout",
+        "--lang",
+        "--name",
+        "--range",
+    ];
     let Some(sub) = args
         .iter()
-        .position(|a| a == "eval" || a == "lower" || a == "simplify")
+        .position(|a| a == "eval" || a == "lower" || a == "simplify" || a == "emit")
     else {
         return args;
     };
@@ -307,6 +354,46 @@ fn run(cli: Cli) -> i32 {
                 Err(e) => {
                     eprintln!("error: {e}");
                     exit::of(&e)
+                }
+            }
+        }
+        Cmd::Emit {
+            expr,
+            lang,
+            name,
+            coords,
+            params,
+            binds,
+            ranges,
+            no_simplify,
+            no_validate,
+        } => {
+            let p: Vec<&str> = params.iter().map(String::as_str).collect();
+            let b: Vec<&str> = binds.iter().map(String::as_str).collect();
+            let opts = tessera::emit::Options {
+                request: tessera::simplify::Request {
+                    coords,
+                    ranges,
+                    no_validate,
+                    timeout_ms: None,
+                },
+                no_simplify,
+            };
+            let session = match Session::new(&p, &b) {
+                Ok(s) => s,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return exit::of(&e);
+                }
+            };
+            match tessera::emit::emit_with(&session, &expr, lang, &name, &opts) {
+                Ok(text) => {
+                    exit::print(&text);
+                    exit::OK
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    e.exit_code()
                 }
             }
         }
