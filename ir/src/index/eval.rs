@@ -7,7 +7,7 @@ use std::collections::HashMap;
 impl IndexExpr {
     /// Evaluates every output, with inputs given by name (`i`, `c0`, `M`).
     pub fn eval(&self, inputs: &[(&str, i64)]) -> Result<Vec<i64>> {
-        let map: HashMap<Var, i64> = inputs.iter().map(|(n, v)| (var_named(n), *v)).collect();
+        let map: HashMap<Var, i64> = inputs.iter().map(|(n, v)| (Var::named(n), *v)).collect();
         self.eval_vars(&map)
     }
 
@@ -34,14 +34,5 @@ impl IndexExpr {
             };
         }
         Ok(self.outputs.iter().map(|(_, id)| vals[id.index()]).collect())
-    }
-}
-
-/// The input a name denotes, as [`Var`] prints: `i`, `c0`, `c1`, ..., else a parameter.
-fn var_named(name: &str) -> Var {
-    match name {
-        "i" => Var::Index,
-        s if s.starts_with('c') && s[1..].parse::<u32>().is_ok() => Var::Coord(s[1..].parse().unwrap_or(0)),
-        s => Var::Param(s.to_string()),
     }
 }

@@ -33,6 +33,28 @@ pub enum Var {
     Param(String),
 }
 
+impl Var {
+    /// The input a name denotes, as [`Var`] prints: `i` the index, `c0`, `c1`, ... coordinates,
+    /// any other name a parameter.
+    ///
+    /// ```
+    /// use tessera_ir::index::Var;
+    /// assert_eq!(Var::named("i"), Var::Index);
+    /// assert_eq!(Var::named("c12"), Var::Coord(12));
+    /// assert_eq!(Var::named("cM"), Var::Param("cM".into()));
+    /// for v in [Var::Index, Var::Coord(3), Var::Param("M".into())] {
+    ///     assert_eq!(Var::named(&v.to_string()), v);
+    /// }
+    /// ```
+    pub fn named(name: &str) -> Var {
+        match name.strip_prefix('c').map(str::parse::<u32>) {
+            _ if name == "i" => Var::Index,
+            Some(Ok(k)) => Var::Coord(k),
+            _ => Var::Param(name.to_string()),
+        }
+    }
+}
+
 impl fmt::Display for Var {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

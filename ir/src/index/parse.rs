@@ -183,16 +183,7 @@ impl Reader<'_> {
             }
             return Ok(self.b.op(op, &[a, b]));
         }
-        Ok(self.b.var(var_of(name)))
-    }
-}
-
-/// The input a name denotes.
-fn var_of(name: &str) -> Var {
-    match name.strip_prefix('c').map(str::parse::<u32>) {
-        _ if name == "i" => Var::Index,
-        Some(Ok(k)) => Var::Coord(k),
-        _ => Var::Param(name.to_string()),
+        Ok(self.b.var(Var::named(name)))
     }
 }
 

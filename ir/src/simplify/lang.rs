@@ -124,7 +124,8 @@ mod tests {
             let root = &e[Id::from(e.len() - 1)];
             assert_eq!(root.discriminant(), Kind::Op(op), "{src}");
             assert_eq!(root.children().len(), op.arity());
-            assert_eq!(e.to_string(), src);
+            let again: RecExpr<Term> = e.to_string().parse().unwrap();
+            assert_eq!(again, e, "{src}");
         }
         let e: RecExpr<Term> = "(+ -3 M)".parse().unwrap();
         assert_eq!(e[Id::from(0usize)], Term::Num(-3));

@@ -34,8 +34,8 @@ use crate::error::{Error, Result};
 use crate::index::{Builder, Cost, IndexExpr, Node, NodeId, Op, Var, op_weight};
 use crate::sym::Interval;
 use analysis::{Analyzer, Graph};
-use egg::{CostFunction, Extractor, Id, Language, Runner, StopReason, Symbol};
-use lang::Term;
+use egg::{CostFunction, Extractor, Id, Language, RecExpr, Runner, StopReason, Symbol};
+pub use lang::{Kind, Term};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
@@ -134,6 +134,71 @@ pub struct Simplified {
     pub time: Duration,
 }
 
+/// The live part of `e` as an egg expression (operands before users), with the node of each
+/// output by name. Inputs become symbols named as [`Var`] prints (`i`, `c0`, `M`).
+///
+/// ```
+/// use tessera_ir::index::parse_index;
+/// use tessera_ir::simplify::{from_rec_expr, to_rec_expr};
+/// let e = parse_index("(i % 4) * M + c0; i / 4").unwrap();
+/// let (rec, outs) = to_rec_expr(&e);
+/// assert_eq!(outs.len(), 2);
+/// let back = from_rec_expr(&rec, &outs).unwrap();
+/// assert_eq!(back.inputs(), e.inputs());
+/// let at = [("i", 9), ("M", 5), ("c0", 2)];
+/// assert_eq!(back.eval(&at).unwrap(), e.eval(&at).unwrap());
+/// ```
+pub fn to_rec_expr(e: &IndexExpr) -> (RecExpr<Term>, Vec<(String, Id)>) {
+    let live = e.live();
+    let mut rec = RecExpr::default();
+    let mut ids: Vec<Option<Id>> = vec![None; e.nodes().len()];
+    for (k, n) in e.nodes().iter().enumerate() {
+        if !live[k] {
+            continue;
+        }
+        let term = match n {
+            Node::Const(v) => Term::Num(*v),
+            Node::Var(v) => Term::Input(Symbol::from(v.to_string())),
+            Node::Op(op, args) => {
+                let a: Vec<Id> = args.iter().filter_map(|c| ids[c.index()]).collect();
+                Term::op(*op, &a)
+            }
+        };
+        ids[k] = Some(rec.add(term));
+    }
+    let outs = e
+        .outputs()
+        .iter()
+        .filter_map(|(name, o)| Some((name.clone(), ids[o.index()]?)))
+        .collect();
+    (rec, outs)
+}
+
+/// The index expression of an egg expression, with the outputs named by `outputs`.
+pub fn from_rec_expr(rec: &RecExpr<Term>, outputs: &[(String, Id)]) -> Result<IndexExpr> {
+    let mut b = Builder::new();
+    let mut ids: Vec<NodeId> = Vec::with_capacity(rec.len());
+    for n in rec.as_ref() {
+        let id = match n {
+            Term::Num(v) => b.konst(*v),
+            Term::Input(s) => b.var(Var::named(s.as_str())),
+            Term::Op(op, args) => {
+                let a: Vec<NodeId> = args[..op.arity()].iter().map(|c| ids[usize::from(*c)]).collect();
+                b.op(*op, &a)
+            }
+        };
+        ids.push(id);
+    }
+    let mut outs = Vec::with_capacity(outputs.len());
+    for (name, o) in outputs {
+        let id = ids
+            .get(usize::from(*o))
+            .ok_or_else(|| Error::invalid(format!("output {name} names no node")))?;
+        outs.push((name.clone(), *id));
+    }
+    Ok(b.finish(outs))
+}
+
 /// The tree cost of extraction: the weights of [`op_weight`], with a division's divisor
 /// constant when its class is.
 struct Weights<'a>(&'a Graph);
@@ -173,30 +238,13 @@ pub fn simplify(e: &IndexExpr, domain: &Domain, limits: &Limits) -> Result<Simpl
         inputs.insert(s, v);
     }
     let mut g = Graph::new(analyzer);
-    let live = e.live();
-    let mut ids: Vec<Option<Id>> = vec![None; e.nodes().len()];
-    for (k, n) in e.nodes().iter().enumerate() {
-        if !live[k] {
-            continue;
-        }
-        let term = match n {
-            Node::Const(v) => Term::Num(*v),
-            Node::Var(v) => Term::Input(Symbol::from(v.to_string())),
-            Node::Op(op, args) => {
-                let a: Vec<Id> = args
-                    .iter()
-                    .map(|c| ids[c.index()].expect("operands first"))
-                    .collect();
-                Term::op(*op, &a)
-            }
-        };
-        ids[k] = Some(g.add(term));
+    let (rec, outs) = to_rec_expr(e);
+    let mut ids: Vec<Id> = Vec::with_capacity(rec.len());
+    for n in rec.as_ref() {
+        let id = g.add(n.clone().map_children(|c| ids[usize::from(c)]));
+        ids.push(id);
     }
-    let roots: Vec<Id> = e
-        .outputs()
-        .iter()
-        .map(|(_, o)| ids[o.index()].expect("a live output"))
-        .collect();
+    let roots: Vec<Id> = outs.iter().map(|(_, o)| ids[usize::from(*o)]).collect();
     let mut rules = rules::rules();
     for (k, (l, r)) in limits.extra_rules.iter().enumerate() {
         rules.push(rules::unguarded(&format!("extra-{k}"), l, r).map_err(Error::invalid)?);
