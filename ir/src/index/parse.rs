@@ -9,7 +9,7 @@
 //! ```
 //! use tessera_ir::index::parse_index;
 //! let e = parse_index("(i % 4) * 8 + i / 4").unwrap();
-//! assert_eq!(e.eval(&[("i", 9)]).unwrap(), vec![9]);
+//! assert_eq!(e.eval(&[("i", 9)]).unwrap(), vec![10]);
 //! let err = parse_index("i + * 2").unwrap_err().to_string();
 //! assert!(err.contains("column 5"), "{err}");
 //! ```
