@@ -14,6 +14,7 @@ pub mod batch;
 pub mod check;
 pub mod cli;
 pub mod exit;
+pub mod identity;
 pub mod lang;
 pub mod language;
 pub mod lower;

@@ -40,6 +40,10 @@ enum Cmd {
         /// Worker threads, at least 1 (default: every core).
         #[arg(long, short = 'j', value_name = "N", value_parser = parse_jobs)]
         jobs: Option<usize>,
+        /// Provers of `equal` assertions: `auto` (egg rewriting, then normal forms, then z3)
+        /// or `z3` (z3 alone, for comparisons).
+        #[arg(long, value_name = "auto|z3", default_value = "auto", value_parser = parse_provers)]
+        prover: tessera::check::Provers,
     },
     /// Prove one property, e.g. `tessera prove injective '(4,8):(8,1)'` or
     /// `tessera prove bank_conflict_free 'Sw<3,3,3> o (8,64):(64,1)' '((8,4),8):((1,64),8)' elem=2 access=16`.
@@ -104,6 +108,15 @@ enum Cmd {
     },
 }
 
+/// `--prover auto|z3`.
+fn parse_provers(s: &str) -> Result<tessera::check::Provers, String> {
+    match s {
+        "auto" => Ok(tessera::check::Provers::All),
+        "z3" => Ok(tessera::check::Provers::Z3),
+        _ => Err(format!("'{s}' is not a prover choice (auto or z3)")),
+    }
+}
+
 /// `-j N`: a positive number of worker threads.
 fn parse_jobs(s: &str) -> Result<usize, String> {
     match s.parse::<usize>() {
@@ -140,7 +153,15 @@ const STACK: usize = 256 << 20;
 /// flags (`-j2`, `-h`) keep their meaning. An argument counts as such an expression when it
 /// starts with `-`, is not `--...`, `-h` or `-j...`, and is not the value of an option.
 fn hyphen_expressions(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
-    const TAKES_VALUE: [&str; 6] = ["--batch", "--param", "--bind", "-j", "--jobs", "--timeout"];
+    const TAKES_VALUE: [&str; 7] = [
+        "--batch",
+        "--param",
+        "--bind",
+        "-j",
+        "--jobs",
+        "--timeout",
+        "--prover",
+    ];
     let Some(sub) = args.iter().position(|a| a == "eval" || a == "lower") else {
         return args;
     };
@@ -220,7 +241,8 @@ fn run(cli: Cli) -> i32 {
             junit,
             timeout,
             jobs,
-        } => tessera::cli::check(&paths, json, junit.as_deref(), timeout, jobs),
+            prover,
+        } => tessera::cli::check(&paths, json, junit.as_deref(), timeout, jobs, prover),
         Cmd::Prove {
             property,
             args,
