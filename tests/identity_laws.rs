@@ -36,7 +36,7 @@ impl Rng {
 
 /// A random layout's text: rank 1 to 3, modes nested to depth 2, extents 1 to 4; strides
 /// compact in a random order (so that compositions and divides often exist), sometimes
-/// scaled, sometimes 0, sometimes arbitrary.
+/// scaled, sometimes 0, sometimes arbitrary, sometimes negative.
 fn layout(r: &mut Rng) -> String {
     let rank = 1 + r.below(3) as usize;
     let mut modes: Vec<Vec<i64>> = Vec::new();
@@ -60,6 +60,7 @@ fn layout(r: &mut Rng) -> String {
         match r.below(10) {
             0 => *s = 0,
             1 => *s = r.pick(&[1, 3, 5, 6, 8]),
+            2 if r.below(2) == 0 => *s = -*s,
             _ => {}
         }
     }

@@ -22,6 +22,7 @@
 //! ```
 
 use crate::lang::{Env, Value, eval_expr};
+use egg::Id;
 use std::fmt;
 use tessera_ir::sym::SymInt;
 use tessera_ir::text::{Expr, ExprKind};
@@ -117,8 +118,11 @@ impl Term {
                 .iter()
                 .all(|d| d.as_int().is_some_and(|x| x.is(1)))
         {
-            let n = l.shape().leaves()[0].clone();
-            return Term::Op("identity", vec![Term::Leaf(Box::new(Value::Int(n)))]);
+            // Only the very value `n:1` (not `(n):(1)`, a different value of the same function).
+            let n = Value::Int(l.shape().leaves()[0].clone());
+            if value_of(&Layouts::Identity([Id::from(0)]), &[Some(&n)]).as_ref() == Some(&v) {
+                return Term::Op("identity", vec![Term::Leaf(Box::new(n))]);
+            }
         }
         Term::Leaf(Box::new(v))
     }
