@@ -11,11 +11,12 @@ use tessera::check::{self, Assertion};
 use tessera::identity::{Limits, by_rewriting};
 use tessera::verifier::{Options, Verdict, prove};
 
-const FILES: [&str; 4] = [
+const FILES: [&str; 5] = [
     "examples/associativity.tess",
     "examples/divide_identity.tess",
     "examples/products.tess",
     "examples/inverses.tess",
+    "examples/unbounded_identities.tess",
 ];
 
 /// Every `equal` assertion of the example files that egg closes.
