@@ -31,6 +31,9 @@ OUTPUT
   unknown (with the reason) / bad input, and its time. A file that cannot be read or
   parsed is one bad-input result; the other files still run. --json, --junit FILE.
   --timeout SECONDS bounds each assertion (z3, enumeration, re-checks): past it, unknown.
+  An equal(X, Y) line also names the prover that answered it: egg (the expressions rewritten
+  with the algebra's laws), normal form (identical coalesced values) or z3; --prover z3
+  skips the first two.
 
 EXIT CODES (the worst verdict's)
   4 internal error, else 3 bad input (file:line:col and a caret, or a usage error such as
@@ -93,7 +96,14 @@ fn options(timeout: f64) -> Result<Options, String> {
 }
 
 /// `tessera check`.
-pub fn check(paths: &[String], as_json: bool, junit: Option<&str>, timeout: f64, jobs: Option<usize>) -> i32 {
+pub fn check(
+    paths: &[String],
+    as_json: bool,
+    junit: Option<&str>,
+    timeout: f64,
+    jobs: Option<usize>,
+    provers: check::Provers,
+) -> i32 {
     let (files, opts) = match collect(paths).and_then(|f| Ok((f, options(timeout)?))) {
         Ok(x) => x,
         Err(e) => {
@@ -105,7 +115,7 @@ pub fn check(paths: &[String], as_json: bool, junit: Option<&str>, timeout: f64,
     let loaded = check::load_all(&files);
     let threads = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let t0 = Instant::now();
-    let outcomes = check::run_all(&loaded, &opts, threads);
+    let outcomes = check::run_all(&loaded, &opts, threads, provers);
     let wall = t0.elapsed();
     emit(&outcomes, wall, threads, as_json, junit)
 }

@@ -16,6 +16,7 @@ pub mod check;
 pub mod cli;
 pub mod emit;
 pub mod exit;
+pub mod identity;
 pub mod lang;
 pub mod language;
 pub mod lower;

@@ -40,6 +40,10 @@ enum Cmd {
         /// Worker threads, at least 1 (default: every core).
         #[arg(long, short = 'j', value_name = "N", value_parser = parse_jobs)]
         jobs: Option<usize>,
+        /// Provers of `equal` assertions: `auto` (egg rewriting, then normal forms, then z3)
+        /// or `z3` (z3 alone, for comparisons).
+        #[arg(long, value_name = "auto|z3", default_value = "auto", value_parser = parse_provers)]
+        prover: tessera::check::Provers,
     },
     /// Prove one property, e.g. `tessera prove injective '(4,8):(8,1)'` or
     /// `tessera prove bank_conflict_free 'Sw<3,3,3> o (8,64):(64,1)' '((8,4),8):((1,64),8)' elem=2 access=16`.
@@ -167,6 +171,15 @@ fn parse_lang(s: &str) -> Result<tessera::codegen::Lang, String> {
     s.parse().map_err(|e: tessera::codegen::EmitError| e.to_string())
 }
 
+/// `--prover auto|z3`.
+fn parse_provers(s: &str) -> Result<tessera::check::Provers, String> {
+    match s {
+        "auto" => Ok(tessera::check::Provers::All),
+        "z3" => Ok(tessera::check::Provers::Z3),
+        _ => Err(format!("'{s}' is not a prover choice (auto or z3)")),
+    }
+}
+
 /// `-j N`: a positive number of worker threads.
 fn parse_jobs(s: &str) -> Result<usize, String> {
     match s.parse::<usize>() {
@@ -203,7 +216,7 @@ const STACK: usize = 256 << 20;
 /// flags (`-j2`, `-h`) keep their meaning. An argument counts as such an expression when it
 /// starts with `-`, is not `--...`, `-h` or `-j...`, and is not the value of an option.
 fn hyphen_expressions(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
-    const TAKES_VALUE: [&str; 9] = [
+    const TAKES_VALUE: [&str; 10] = [
         "--batch",
         "--param",
         "--bind",
@@ -213,6 +226,7 @@ fn hyphen_expressions(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsStri
         "--lang",
         "--name",
         "--range",
+        "--prover",
     ];
     let Some(sub) = args
         .iter()
@@ -296,7 +310,8 @@ fn run(cli: Cli) -> i32 {
             junit,
             timeout,
             jobs,
-        } => tessera::cli::check(&paths, json, junit.as_deref(), timeout, jobs),
+            prover,
+        } => tessera::cli::check(&paths, json, junit.as_deref(), timeout, jobs, prover),
         Cmd::Prove {
             property,
             args,

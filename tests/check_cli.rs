@@ -36,6 +36,13 @@ fn example_files_have_their_expected_verdicts() {
     assert_eq!(verdicts("examples/transpose.tess"), (all(10, "proved"), 0));
     assert_eq!(verdicts("examples/symbolic_tiling.tess"), (all(7, "proved"), 0));
     assert_eq!(verdicts("examples/associativity.tess"), (all(3, "proved"), 0));
+    assert_eq!(verdicts("examples/divide_identity.tess"), (all(5, "proved"), 0));
+    assert_eq!(verdicts("examples/products.tess"), (all(4, "proved"), 0));
+    assert_eq!(verdicts("examples/inverses.tess"), (all(6, "proved"), 0));
+    assert_eq!(
+        verdicts("examples/unbounded_identities.tess"),
+        (all(5, "proved"), 0)
+    );
     assert_eq!(
         verdicts("examples/broken/bank_conflict.tess"),
         (vec!["proved".into(), "refuted".into()], 1)

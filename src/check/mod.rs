@@ -19,9 +19,12 @@ pub mod report;
 
 pub use parse::{CheckError, CheckFile, load};
 
+use crate::identity::{self, Term};
+use crate::lang::Value;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
+use tessera_ir::sym::SymInt;
 use tessera_verifier::{Options, Property, Verdict, prove};
 
 /// One assertion of a check file.
@@ -35,6 +38,72 @@ pub struct Assertion {
     pub text: String,
     /// The property to prove.
     pub property: Property,
+    /// For `equal(X, Y)`: the two sides as expressions and values, for the provers that come
+    /// before z3 ([`crate::identity`]).
+    pub identity: Option<Identity>,
+}
+
+/// The two sides of an `equal(X, Y)` assertion: their expressions, `let` names resolved, and
+/// their values.
+#[derive(Clone, Debug)]
+pub struct Identity {
+    /// `X` as a term.
+    pub lhs: Term,
+    /// `Y` as a term.
+    pub rhs: Term,
+    /// The value of `X`.
+    pub lhs_value: Value<SymInt>,
+    /// The value of `Y`.
+    pub rhs_value: Value<SymInt>,
+}
+
+/// The prover that answered an `equal` assertion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Prover {
+    /// Rewriting of the expressions with the algebra's laws (egg).
+    Egg,
+    /// Identical coalesced values.
+    NormalForm,
+    /// z3 (or enumeration) on the values, pointwise.
+    Z3,
+}
+
+impl Prover {
+    /// The name the reports print.
+    pub fn name(self) -> &'static str {
+        match self {
+            Prover::Egg => "egg",
+            Prover::NormalForm => "normal form",
+            Prover::Z3 => "z3",
+        }
+    }
+}
+
+/// Which provers `equal` assertions try (`tessera check --prover`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Provers {
+    /// egg, then the normal form, then z3.
+    #[default]
+    All,
+    /// z3 alone.
+    Z3,
+}
+
+/// Answers one assertion: an `equal` with its sides tries egg and the normal form before z3.
+pub fn decide(a: &Assertion, opts: &Options, provers: Provers) -> (Verdict, Option<Prover>) {
+    match (&a.identity, provers) {
+        (Some(id), Provers::All) => {
+            if identity::by_rewriting(&id.lhs, &id.rhs, &identity::Limits::default()).closed {
+                return (Verdict::Proved, Some(Prover::Egg));
+            }
+            if identity::by_normal_form(&id.lhs_value, &id.rhs_value) {
+                return (Verdict::Proved, Some(Prover::NormalForm));
+            }
+            (prove(&a.property, opts), Some(Prover::Z3))
+        }
+        (Some(_), Provers::Z3) => (prove(&a.property, opts), Some(Prover::Z3)),
+        (None, _) => (prove(&a.property, opts), None),
+    }
 }
 
 /// The verdict on one assertion.
@@ -50,10 +119,17 @@ pub struct Outcome {
     pub verdict: Verdict,
     /// Time spent proving it.
     pub elapsed: Duration,
+    /// The prover that answered an `equal` assertion.
+    pub prover: Option<Prover>,
 }
 
 /// Proves every assertion on `threads` worker threads; outcomes come back in input order.
 pub fn run(assertions: &[Assertion], opts: &Options, threads: usize) -> Vec<Outcome> {
+    run_with(assertions, opts, threads, Provers::All)
+}
+
+/// [`run`] with a choice of provers for `equal` assertions.
+pub fn run_with(assertions: &[Assertion], opts: &Options, threads: usize, provers: Provers) -> Vec<Outcome> {
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Outcome>>> = Mutex::new(vec![None; assertions.len()]);
     std::thread::scope(|s| {
@@ -63,18 +139,20 @@ pub fn run(assertions: &[Assertion], opts: &Options, threads: usize) -> Vec<Outc
                     let k = next.fetch_add(1, Ordering::Relaxed);
                     let Some(a) = assertions.get(k) else { break };
                     let t0 = Instant::now();
-                    let verdict = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        prove(&a.property, opts)
-                    })) {
-                        Ok(v) => v,
-                        Err(_) => Verdict::Internal("the prover panicked".into()),
-                    };
+                    let (verdict, prover) =
+                        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                            decide(a, opts, provers)
+                        })) {
+                            Ok(v) => v,
+                            Err(_) => (Verdict::Internal("the prover panicked".into()), None),
+                        };
                     let o = Outcome {
                         file: a.file.clone(),
                         line: a.line,
                         text: a.text.clone(),
                         verdict,
                         elapsed: t0.elapsed(),
+                        prover,
                     };
                     if let Ok(mut r) = results.lock() {
                         r[k] = Some(o);
@@ -113,6 +191,7 @@ pub fn load_all(files: &[String]) -> Vec<Loaded> {
                     text,
                     verdict: Verdict::Invalid(msg),
                     elapsed: Duration::ZERO,
+                    prover: None,
                 })
             };
             match std::fs::read_to_string(f) {
@@ -138,7 +217,7 @@ pub fn load_all(files: &[String]) -> Vec<Loaded> {
 
 /// Proves the assertions of every loaded file; outcomes in file order, a bad file's outcome
 /// in its place.
-pub fn run_all(loaded: &[Loaded], opts: &Options, threads: usize) -> Vec<Outcome> {
+pub fn run_all(loaded: &[Loaded], opts: &Options, threads: usize, provers: Provers) -> Vec<Outcome> {
     let assertions: Vec<Assertion> = loaded
         .iter()
         .filter_map(|l| match l {
@@ -147,7 +226,7 @@ pub fn run_all(loaded: &[Loaded], opts: &Options, threads: usize) -> Vec<Outcome
         })
         .flatten()
         .collect();
-    let mut proved = run(&assertions, opts, threads).into_iter();
+    let mut proved = run_with(&assertions, opts, threads, provers).into_iter();
     let mut out = Vec::new();
     for l in loaded {
         match l {

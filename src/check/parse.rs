@@ -1,11 +1,13 @@
 //! Reading check files: `param`, `let` and `assert` lines, `#` comments.
 
-use super::Assertion;
 use super::props::{locate, property};
+use super::{Assertion, Identity};
+use crate::identity::Term;
 use crate::lang::{Env, Session, eval_expr};
 use std::fmt;
 use tessera_ir::Error;
 use tessera_ir::sym::SymInt;
+use tessera_ir::text::ExprKind;
 use tessera_ir::text::parse_expr;
 
 /// A bad check file: where, and why.
@@ -122,6 +124,8 @@ pub fn load(path: &str, src: &str) -> Result<CheckFile, CheckError> {
     let session = Session::new(&d, &[]).map_err(|e| err(1, 0, e.to_string(), ""))?;
     let mut env: Env<SymInt> = session.env().clone();
     let mut assertions = Vec::new();
+    // Each `let` name's defining term, for the provers that rewrite expressions.
+    let mut defs: Vec<(String, Term)> = Vec::new();
     for (k, raw) in src.lines().enumerate() {
         let line = k + 1;
         let c = code(raw);
@@ -156,6 +160,11 @@ pub fn load(path: &str, src: &str) -> Result<CheckFile, CheckError> {
                     v.check_depth().map_err(|e| (start, e.to_string()))
                 })
                 .map_err(|(col, msg)| err(line, col, msg, raw))?;
+            let term = parse_expr(expr)
+                .ok()
+                .and_then(|e| Term::from_expr(&e, &defs, &env, expr).ok())
+                .unwrap_or_else(|| Term::leaf(v.clone()));
+            defs.push((name.to_string(), term));
             env.bind(name, v);
             continue;
         }
@@ -166,6 +175,7 @@ pub fn load(path: &str, src: &str) -> Result<CheckFile, CheckError> {
                 file: path.to_string(),
                 line,
                 text: rest.trim().to_string(),
+                identity: identity(rest, &defs, &env),
                 property: p,
             });
             continue;
@@ -180,6 +190,23 @@ pub fn load(path: &str, src: &str) -> Result<CheckFile, CheckError> {
     Ok(CheckFile {
         path: path.to_string(),
         assertions,
+    })
+}
+
+/// The two sides of `equal(X, Y)`, as terms and values; `None` for any other assertion.
+fn identity(text: &str, defs: &[(String, Term)], env: &Env<SymInt>) -> Option<Identity> {
+    let e = parse_expr(text).ok()?;
+    let ExprKind::Call(name, args) = &e.kind else {
+        return None;
+    };
+    if name != "equal" || args.len() != 2 {
+        return None;
+    }
+    Some(Identity {
+        lhs: Term::from_expr(&args[0], defs, env, text).ok()?,
+        rhs: Term::from_expr(&args[1], defs, env, text).ok()?,
+        lhs_value: eval_expr(&args[0], env, text).ok()?,
+        rhs_value: eval_expr(&args[1], env, text).ok()?,
     })
 }
 

@@ -37,8 +37,9 @@ fn detail(v: &Verdict) -> String {
 pub fn text(outcomes: &[Outcome], wall: Duration, threads: usize) -> String {
     let mut s = String::new();
     for o in outcomes {
+        let by = o.prover.map(|p| format!("{}, ", p.name())).unwrap_or_default();
         s.push_str(&format!(
-            "{}:{}: {:<8} {}  ({:.1} ms)\n",
+            "{}:{}: {:<8} {}  ({by}{:.1} ms)\n",
             o.file,
             o.line,
             o.verdict.word(),
@@ -83,6 +84,9 @@ pub fn json(outcomes: &[Outcome], wall: Duration, threads: usize) -> Value {
                 "verdict": o.verdict.word(),
                 "ms": o.elapsed.as_secs_f64() * 1e3,
             });
+            if let Some(p) = o.prover {
+                r["prover"] = json!(p.name());
+            }
             match &o.verdict {
                 Verdict::Refuted(c) => {
                     r["counterexample"] = json!({
@@ -136,22 +140,38 @@ pub fn junit(outcomes: &[Outcome], wall: Duration) -> String {
             xml(&o.text),
             o.elapsed.as_secs_f64()
         ));
+        // The prover of an `equal` assertion is a property of its test case.
+        let props = o
+            .prover
+            .map(|p| {
+                format!(
+                    "\n      <properties><property name=\"prover\" value=\"{}\"/></properties>",
+                    p.name()
+                )
+            })
+            .unwrap_or_default();
+        if !props.is_empty() {
+            s.push('>');
+            s.push_str(&props);
+        }
+        let open = if props.is_empty() { ">" } else { "" };
         match &o.verdict {
-            Verdict::Proved => s.push_str("/>\n"),
+            Verdict::Proved if props.is_empty() => s.push_str("/>\n"),
+            Verdict::Proved => s.push_str("\n    </testcase>\n"),
             Verdict::Refuted(c) => s.push_str(&format!(
-                ">\n      <failure message=\"refuted\">{}</failure>\n    </testcase>\n",
+                "{open}\n      <failure message=\"refuted\">{}</failure>\n    </testcase>\n",
                 xml(&c.to_string())
             )),
             Verdict::Unknown(m) => s.push_str(&format!(
-                ">\n      <error message=\"unknown\">{}</error>\n    </testcase>\n",
+                "{open}\n      <error message=\"unknown\">{}</error>\n    </testcase>\n",
                 xml(m)
             )),
             Verdict::Internal(m) => s.push_str(&format!(
-                ">\n      <error message=\"internal error\">{}</error>\n    </testcase>\n",
+                "{open}\n      <error message=\"internal error\">{}</error>\n    </testcase>\n",
                 xml(m)
             )),
             Verdict::Invalid(m) => s.push_str(&format!(
-                ">\n      <error message=\"bad input\">{}</error>\n    </testcase>\n",
+                "{open}\n      <error message=\"bad input\">{}</error>\n    </testcase>\n",
                 xml(m)
             )),
         }
