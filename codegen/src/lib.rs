@@ -29,6 +29,7 @@
 
 mod c;
 mod error;
+mod jit;
 mod lang;
 mod names;
 mod plan;
@@ -37,6 +38,7 @@ mod rust;
 mod signature;
 
 pub use error::EmitError;
+pub use jit::{IndexFn, JitError};
 pub use lang::Lang;
 pub use names::sanitize;
 pub use signature::{Assumption, Signature};

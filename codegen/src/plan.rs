@@ -155,6 +155,16 @@ impl<'a> Plan<'a> {
             .collect()
     }
 
+    /// The interval of the node's values on the assumptions' domain.
+    pub fn interval(&self, id: NodeId) -> Interval {
+        self.iv[id.index()]
+    }
+
+    /// The interval of the `k`-th node (`t<k>`).
+    pub fn interval_at(&self, k: usize) -> Interval {
+        self.iv[k]
+    }
+
     /// The largest value of the node on the domain, when bounded.
     pub fn max_value(&self, id: NodeId) -> Option<i128> {
         self.iv[id.index()].hi()
