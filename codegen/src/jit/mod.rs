@@ -25,7 +25,10 @@
 
 #![allow(unsafe_code)] // calling JIT-compiled code; each use states why it is sound
 
+mod copy;
 mod index;
+
+pub use copy::{CopyKernel, CopySpec};
 
 use crate::error::EmitError;
 use crate::lang::Lang;
@@ -65,6 +68,10 @@ pub enum JitError {
         /// How many were given.
         got: usize,
     },
+    /// A copy that cannot be compiled or run as asked (extents, element size, buffers, offsets
+    /// not proved inside their buffers).
+    #[error("copy: {0}")]
+    Copy(String),
     /// A call outside the domain.
     #[error("{var} = {value} is outside the domain ({facts})")]
     OutOfDomain {
@@ -236,6 +243,15 @@ impl IndexFn {
         // total (no trap, no overflow).
         (self.entry)(args.as_ptr(), out.as_mut_ptr());
         Ok(())
+    }
+}
+
+impl std::fmt::Debug for IndexFn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IndexFn")
+            .field("args", &self.args)
+            .field("outputs", &self.outputs)
+            .finish_non_exhaustive()
     }
 }
 

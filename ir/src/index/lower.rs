@@ -127,9 +127,16 @@ pub fn lower_index<I: Lower>(l: &Layout<I>) -> Result<IndexExpr> {
 fn lower_index_into<I: Lower>(l: &Layout<I>, b: &mut Builder) -> Result<Vec<(String, NodeId)>> {
     let cod = l.codomain()?;
     let i = b.var(Var::Index);
+    let mut acc = Acc { outputs: Vec::new() };
+    add_at(l, b, i, &mut acc)?;
+    Ok(acc.finish(b, cod))
+}
+
+/// Adds the terms of `l` at the linear index `i` (the last mode absorbing indices past the
+/// size) to `acc`.
+fn add_at<I: Lower>(l: &Layout<I>, b: &mut Builder, i: NodeId, acc: &mut Acc) -> Result<()> {
     let mut rest = i;
     let n = l.flat_shape().len();
-    let mut acc = Acc { outputs: Vec::new() };
     for (k, (s, d)) in l.flat_shape().iter().zip(l.flat_stride()).enumerate() {
         let c = if k + 1 == n {
             rest
@@ -144,7 +151,47 @@ fn lower_index_into<I: Lower>(l: &Layout<I>, b: &mut Builder) -> Result<Vec<(Str
         }
         acc.add_term(b, c, d)?;
     }
+    Ok(())
+}
+
+/// The offsets of `l` as a function of the coordinates of its top-level modes: `c<k>` is the
+/// linear index within mode `k` (its dimension, for a tensor), each mode lowered as
+/// [`lower_index`] lowers a layout. Outputs as for [`lower_index`].
+///
+/// ```
+/// use tessera_ir::index::lower_modes;
+/// use tessera_ir::parse_layout;
+/// let l = parse_layout("((2,4),8):((1,16),2)").unwrap();
+/// let e = lower_modes(&l).unwrap();
+/// // Mode 0 at 5 is coordinate (1,2): 1 + 2*16; mode 1 at 3: 6.
+/// assert_eq!(e.eval(&[("c0", 5), ("c1", 3)]).unwrap(), vec![1 + 32 + 6]);
+/// ```
+pub fn lower_modes<I: Lower>(l: &Layout<I>) -> Result<IndexExpr> {
+    let mut b = Builder::new();
+    let outs = lower_modes_into(l, &mut b)?;
+    Ok(b.finish(outs))
+}
+
+fn lower_modes_into<I: Lower>(l: &Layout<I>, b: &mut Builder) -> Result<Vec<(String, NodeId)>> {
+    let cod = l.codomain()?;
+    let mut acc = Acc { outputs: Vec::new() };
+    for k in 0..l.rank() {
+        let m = l
+            .mode(k)
+            .ok_or_else(|| Error::internal(format!("mode {k} of a layout of rank {}", l.rank())))?;
+        let c = b.var(Var::Coord(k as u32));
+        add_at(&m, b, c, &mut acc)?;
+    }
     Ok(acc.finish(b, cod))
+}
+
+/// `swizzle(offset + inner(c0, c1, ...))` at the coordinates of the inner layout's top-level
+/// modes (see [`lower_modes`]).
+pub fn lower_composed_modes<I: Lower>(c: &ComposedLayout<I>) -> Result<IndexExpr> {
+    let mut b = Builder::new();
+    let outs = lower_modes_into(&c.inner, &mut b)?;
+    let x = swizzled(c, &mut b, outs)?;
+    Ok(b.finish(vec![("offset".into(), x)]))
 }
 
 /// The offsets of `l` as a function of its flat coordinates `c0, c1, ...`.
@@ -167,11 +214,17 @@ pub fn lower_coords<I: Lower>(l: &Layout<I>) -> Result<IndexExpr> {
 pub fn lower_composed<I: Lower>(c: &ComposedLayout<I>) -> Result<IndexExpr> {
     let mut b = Builder::new();
     let outs = lower_index_into(&c.inner, &mut b)?;
+    let x = swizzled(c, &mut b, outs)?;
+    Ok(b.finish(vec![("offset".into(), x)]))
+}
+
+/// The swizzle and offset of `c` applied to the inner layout's `offset` output.
+fn swizzled<I: Lower>(c: &ComposedLayout<I>, b: &mut Builder, outs: Vec<(String, NodeId)>) -> Result<NodeId> {
     let (_, inner) = outs
         .into_iter()
         .find(|(n, _)| n == "offset")
         .ok_or_else(|| Error::invalid(format!("composed layout {c}: inner layout is not integer-valued")))?;
-    let off = c.offset.lower(&mut b)?;
+    let off = c.offset.lower(b)?;
     let mut x = b.add(inner, off);
     if let Some(sw) = c.swizzle {
         let mask = b.konst(sw.src_mask());
@@ -184,5 +237,5 @@ pub fn lower_composed<I: Lower>(c: &ComposedLayout<I>) -> Result<IndexExpr> {
         };
         x = b.xor(x, moved);
     }
-    Ok(b.finish(vec![("offset".into(), x)]))
+    Ok(x)
 }

@@ -1,0 +1,314 @@
+//! A JIT-compiled copy between two layouts of one 2-D iteration space (a transpose, a
+//! relayout, a gather): `dst[D(c0, c1)] = src[S(c0, c1)]` for every `c0 < n0`, `c1 < n1`, the
+//! offsets from the index IR (simplified and validated by the caller, if wanted), tiled
+//! `t0 x t1`, split over threads by rows of tiles. Every offset is proved inside its buffer
+//! before the code is compiled (interval analysis of the index expressions over the whole
+//! iteration space), and the buffers are checked against the proved extents at every run.
+
+use super::{JitError, index, isa};
+use crate::lang::Lang;
+use crate::plan::Plan;
+use crate::signature::Signature;
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{AbiParam, Block, InstBuilder, MemFlagsData, UserFuncName, Value, types};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{Linkage, Module, default_libcall_names};
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+use tessera_ir::index::{IndexExpr, Var};
+use tessera_ir::sym::Interval;
+
+/// The machine code's signature: source, destination, first and end row of tiles.
+type Entry = extern "C" fn(*const u8, *mut u8, i64, i64);
+
+/// What to copy: the two offset expressions over `c0, c1` (output `offset`), the extents, the
+/// element size and the tile.
+#[derive(Clone, Debug)]
+pub struct CopySpec {
+    /// Offsets read, in elements, as a function of `c0, c1`.
+    pub src: IndexExpr,
+    /// Offsets written, in elements, as a function of `c0, c1`.
+    pub dst: IndexExpr,
+    /// The extents of `c0` and `c1`.
+    pub extents: [i64; 2],
+    /// Bytes per element: 1, 2, 4 or 8.
+    pub elem_bytes: u8,
+    /// The tile: `c0` and `c1` extents of one tile (the innermost loop runs over `c0`).
+    pub tile: [i64; 2],
+}
+
+/// A compiled copy (see the module documentation).
+pub struct CopyKernel {
+    module: Option<JITModule>,
+    entry: Entry,
+    spec_extents: [i64; 2],
+    tiles0: i64,
+    /// Elements the source buffer must hold (the largest offset read, plus one).
+    pub src_len: usize,
+    /// Elements the destination buffer must hold.
+    pub dst_len: usize,
+    elem_bytes: usize,
+    compile_time: Duration,
+}
+
+/// The offsets' interval over the iteration space, checked non-negative and finite: the buffer
+/// length it needs.
+fn needed(e: &IndexExpr, ranges: &HashMap<Var, Interval>, which: &str) -> Result<usize, JitError> {
+    let iv = e.intervals(ranges);
+    let outs = e.outputs();
+    if outs.len() != 1 {
+        return Err(JitError::Copy(format!(
+            "the {which} expression has {} outputs, not one offset",
+            outs.len()
+        )));
+    }
+    let r = iv[outs[0].1.index()];
+    match (r.lo(), r.hi()) {
+        (Some(lo), Some(hi)) if lo >= 0 => {
+            usize::try_from(hi + 1).map_err(|_| JitError::Copy(format!("the {which} offsets reach {hi}")))
+        }
+        _ => Err(JitError::Copy(format!(
+            "the {which} offsets are not proved inside [0, n): the interval analysis gives {r:?}"
+        ))),
+    }
+}
+
+/// A counted loop `for v in lo..hi { body }`, leaving the builder after it.
+fn for_loop(
+    b: &mut FunctionBuilder<'_>,
+    lo: Value,
+    hi: Value,
+    body: impl FnOnce(&mut FunctionBuilder<'_>, Value),
+) {
+    let head: Block = b.create_block();
+    let inner = b.create_block();
+    let exit = b.create_block();
+    b.append_block_param(head, types::I64);
+    b.ins().jump(head, &[lo.into()]);
+    b.switch_to_block(head);
+    let v = b.block_params(head)[0];
+    let more = b.ins().icmp(IntCC::SignedLessThan, v, hi);
+    b.ins().brif(more, inner, &[], exit, &[]);
+    b.switch_to_block(inner);
+    body(b, v);
+    let next = b.ins().iadd_imm_s(v, 1);
+    b.ins().jump(head, &[next.into()]);
+    b.switch_to_block(exit);
+}
+
+impl CopyKernel {
+    /// Compiles the copy of `spec`.
+    ///
+    /// @post [`CopyKernel::run`] writes `dst[D(c)] = src[S(c)]` for every `c` of the
+    /// iteration space, every access inside buffers of `src_len` and `dst_len` elements.
+    pub fn compile(spec: &CopySpec) -> Result<CopyKernel, JitError> {
+        let start = Instant::now();
+        let [n0, n1] = spec.extents;
+        let [t0, t1] = spec.tile;
+        if n0 < 1 || n1 < 1 || t0 < 1 || t1 < 1 {
+            return Err(JitError::Copy(format!(
+                "extents {n0} x {n1} and tile {t0} x {t1} must be positive"
+            )));
+        }
+        if ![1u8, 2, 4, 8].contains(&spec.elem_bytes) {
+            return Err(JitError::Copy(format!("elements of {} bytes", spec.elem_bytes)));
+        }
+        let ranges = HashMap::from([
+            (Var::Coord(0), Interval::new(Some(0), Some(i128::from(n0) - 1))),
+            (Var::Coord(1), Interval::new(Some(0), Some(i128::from(n1) - 1))),
+        ]);
+        let src_len = needed(&spec.src, &ranges, "source")?;
+        let dst_len = needed(&spec.dst, &ranges, "destination")?;
+        let args = vec![Var::Coord(0), Var::Coord(1)];
+        let sig = |e: &IndexExpr| -> Result<Signature, JitError> {
+            let mut s = Signature::for_expr(e, "offset", &ranges, &HashMap::new())?;
+            s.args = args.clone();
+            s.assumptions = args
+                .iter()
+                .map(|v| crate::signature::Assumption {
+                    var: v.clone(),
+                    lo: Some(0),
+                    hi: Some(if *v == Var::Coord(0) { n0 - 1 } else { n1 - 1 }),
+                    modulus: 1,
+                })
+                .collect();
+            Ok(s)
+        };
+        let (ss, ds) = (sig(&spec.src)?, sig(&spec.dst)?);
+        let (ps, pd) = (
+            Plan::new(&spec.src, &ss, Lang::C)?,
+            Plan::new(&spec.dst, &ds, Lang::C)?,
+        );
+        super::check_total(&ps)?;
+        super::check_total(&pd)?;
+        let ty = match spec.elem_bytes {
+            1 => types::I8,
+            2 => types::I16,
+            4 => types::I32,
+            _ => types::I64,
+        };
+        let shift = i64::from(spec.elem_bytes.trailing_zeros());
+
+        let mut module = JITModule::new(JITBuilder::with_isa(isa()?, default_libcall_names()));
+        let mut ctx = module.make_context();
+        let ptr = module.target_config().pointer_type();
+        let mut s = module.make_signature();
+        for t in [ptr, ptr, types::I64, types::I64] {
+            s.params.push(AbiParam::new(t));
+        }
+        let id = module
+            .declare_function("copy", Linkage::Local, &s)
+            .map_err(|e| JitError::Cranelift(e.to_string()))?;
+        ctx.func.signature = s;
+        ctx.func.name = UserFuncName::user(0, id.as_u32());
+        let mut fctx = FunctionBuilderContext::new();
+        {
+            let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+            let entry = b.create_block();
+            b.append_block_params_for_function_params(entry);
+            b.switch_to_block(entry);
+            let p = b.block_params(entry).to_vec();
+            let (src, dst, row_lo, row_hi) = (p[0], p[1], p[2], p[3]);
+            let flags = MemFlagsData::trusted();
+            let zero = b.ins().iconst(types::I64, 0);
+            let tiles1 = b.ins().iconst(types::I64, (n1 + t1 - 1) / t1);
+            for_loop(&mut b, row_lo, row_hi, |b, r0| {
+                for_loop(b, zero, tiles1, |b, r1| {
+                    let lo0 = b.ins().imul_imm_s(r0, t0);
+                    let lo1 = b.ins().imul_imm_s(r1, t1);
+                    let end0 = b.ins().iadd_imm_s(lo0, t0);
+                    let end1 = b.ins().iadd_imm_s(lo1, t1);
+                    let cap0 = b.ins().iconst(types::I64, n0);
+                    let cap1 = b.ins().iconst(types::I64, n1);
+                    let hi0 = b.ins().smin(end0, cap0);
+                    let hi1 = b.ins().smin(end1, cap1);
+                    for_loop(b, lo1, hi1, |b, c1| {
+                        for_loop(b, lo0, hi0, |b, c0| {
+                            let inputs = HashMap::from([(Var::Coord(0), c0), (Var::Coord(1), c1)]);
+                            let so = index::build(b, &ps, &inputs)[0];
+                            let d_o = index::build(b, &pd, &inputs)[0];
+                            let sb = b.ins().ishl_imm_u(so, shift);
+                            let db = b.ins().ishl_imm_u(d_o, shift);
+                            let sa = b.ins().iadd(src, sb);
+                            let da = b.ins().iadd(dst, db);
+                            let x = b.ins().load(ty, flags, sa, 0);
+                            b.ins().store(flags, x, da, 0);
+                        });
+                    });
+                });
+            });
+            b.ins().return_(&[]);
+            b.seal_all_blocks();
+            b.finalize(module.target_config());
+        }
+        module
+            .define_function(id, &mut ctx)
+            .map_err(|e| JitError::Cranelift(format!("{e:?}")))?;
+        module.clear_context(&mut ctx);
+        module
+            .finalize_definitions()
+            .map_err(|e| JitError::Cranelift(e.to_string()))?;
+        let code = module.get_finalized_function(id);
+        // SAFETY: `code` is the function just defined with the signature
+        // `(pointer, pointer, i64, i64) -> ()` in the platform's C calling convention, which
+        // `Entry` is; it stays mapped while `module` lives, as long as `self`.
+        let entry = unsafe { std::mem::transmute::<*const u8, Entry>(code) };
+        Ok(CopyKernel {
+            module: Some(module),
+            entry,
+            spec_extents: spec.extents,
+            tiles0: (n0 + t0 - 1) / t0,
+            src_len,
+            dst_len,
+            elem_bytes: usize::from(spec.elem_bytes),
+            compile_time: start.elapsed(),
+        })
+    }
+
+    /// Time spent compiling (the proofs by intervals, Cranelift and linking).
+    pub fn compile_time(&self) -> Duration {
+        self.compile_time
+    }
+
+    /// The extents of the iteration space.
+    pub fn extents(&self) -> [i64; 2] {
+        self.spec_extents
+    }
+
+    /// Copies on `threads` threads (rows of tiles split evenly).
+    ///
+    /// Errors: an element type of another size than compiled, a buffer shorter than the proved
+    /// extent of its offsets, no thread.
+    pub fn run<T: Copy + Send + Sync>(
+        &self,
+        src: &[T],
+        dst: &mut [T],
+        threads: usize,
+    ) -> Result<(), JitError> {
+        if size_of::<T>() != self.elem_bytes {
+            return Err(JitError::Copy(format!(
+                "elements of {} bytes given to a copy compiled for {}",
+                size_of::<T>(),
+                self.elem_bytes
+            )));
+        }
+        if src.len() < self.src_len || dst.len() < self.dst_len {
+            return Err(JitError::Copy(format!(
+                "buffers of {} and {} elements, the copy reads {} and writes {}",
+                src.len(),
+                dst.len(),
+                self.src_len,
+                self.dst_len
+            )));
+        }
+        if threads == 0 {
+            return Err(JitError::Copy("no thread to run on".into()));
+        }
+        let n = self.tiles0;
+        let parts = (threads as i64).min(n).max(1);
+        let (s, d) = (src.as_ptr() as usize, dst.as_mut_ptr() as usize);
+        let entry = self.entry;
+        let run = move |lo: i64, hi: i64| {
+            // SAFETY: the code reads `src` at offsets the interval analysis proved in
+            // `[0, src_len)` and writes `dst` at offsets in `[0, dst_len)`, and the buffers are at
+            // least that long (checked above); rows `lo..hi` of tiles lie in `0..tiles0`. Threads
+            // write disjoint rows of tiles of the iteration space; the writes of two threads can
+            // meet only if the destination map is not injective, which makes the result
+            // depend on the order as in any racing copy but never touches memory outside `dst`.
+            entry(s as *const u8, d as *mut u8, lo, hi)
+        };
+        if parts == 1 {
+            run(0, n);
+            return Ok(());
+        }
+        std::thread::scope(|scope| {
+            for k in 0..parts {
+                let (lo, hi) = (n * k / parts, n * (k + 1) / parts);
+                scope.spawn(move || run(lo, hi));
+            }
+        });
+        Ok(())
+    }
+}
+
+impl std::fmt::Debug for CopyKernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CopyKernel")
+            .field("extents", &self.spec_extents)
+            .field("src_len", &self.src_len)
+            .field("dst_len", &self.dst_len)
+            .field("elem_bytes", &self.elem_bytes)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for CopyKernel {
+    fn drop(&mut self) {
+        if let Some(m) = self.module.take() {
+            // SAFETY: the only pointer into the module's memory is `self.entry`, which dies
+            // with `self` (every thread that used it has joined: `run` is scoped).
+            unsafe { m.free_memory() };
+        }
+    }
+}
