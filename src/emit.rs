@@ -159,6 +159,8 @@ pub fn emit_with(
         low.notes.push(capitalized(&validation_line(&v)));
         low
     };
+    // Code that divides by 0 or shifts out of range somewhere is not emitted.
+    l.expr.check_defined(&l.ranges)?;
     let mut sig = Signature::for_expr(&l.expr, name, &l.ranges, &l.moduli)?;
     sig.notes = l.notes;
     Ok(emit(&l.expr, lang, &sig)?)

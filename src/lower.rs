@@ -114,9 +114,23 @@ pub fn lower_value(session: &Session, src: &str, coords: bool, ranges: &[String]
                 Err(_) if src.contains([':', '<', '@']) => return Err(e),
                 Err(x) => return Err(x),
             };
+            let inputs = expr.inputs();
             for r in ranges {
                 let (v, i) = parse_range(r)?;
+                if !inputs.contains(&v) {
+                    return Err(Error::invalid(format!(
+                        "--range {r}: the expression does not read {v}"
+                    )));
+                }
                 domain.interval(v, i);
+            }
+            if let Some(v) = inputs
+                .iter()
+                .find(|v| !matches!(v, Var::Param(_)) && !domain.ranges().contains_key(v))
+            {
+                return Err(Error::invalid(format!(
+                    "{v} has no range: give --range {v}=LO..HI"
+                )));
             }
             (src.to_string(), expr)
         }

@@ -53,6 +53,49 @@ impl IndexExpr {
     }
 }
 
+impl IndexExpr {
+    /// Checks that every live operation is defined on the whole domain given by `inputs`:
+    /// no divisor whose interval holds 0, no shift by an amount outside `0..63`. An expression
+    /// that fails is undefined somewhere (the analysis and the rewrites assume it is not).
+    ///
+    /// ```
+    /// use std::collections::HashMap;
+    /// use tessera_ir::index::{parse_index, Var};
+    /// use tessera_ir::sym::Interval;
+    /// let at = HashMap::from([(Var::Index, Interval::new(Some(0), Some(7)))]);
+    /// assert!(parse_index("i % 4 + i / (i + 1)").unwrap().check_defined(&at).is_ok());
+    /// let e = parse_index("i % (i - 3)").unwrap().check_defined(&at).unwrap_err().to_string();
+    /// assert!(e.contains("may be 0"), "{e}");
+    /// assert!(parse_index("i << 70").unwrap().check_defined(&at).is_err());
+    /// ```
+    pub fn check_defined(&self, inputs: &HashMap<Var, Interval>) -> crate::error::Result<()> {
+        let live = self.live();
+        let iv = self.intervals(inputs);
+        for (k, n) in self.nodes.iter().enumerate() {
+            let Node::Op(op, args) = n else { continue };
+            if !live[k] {
+                continue;
+            }
+            let d = iv[args[1].index()];
+            let bad = match op {
+                Op::Div | Op::Mod if d.contains(0) => "the divisor may be 0",
+                Op::Shl | Op::Shr if !(d.is_at_least(0) && d.is_at_most(62)) => {
+                    "the shift amount may leave 0..=62"
+                }
+                _ => continue,
+            };
+            let show = |b: Option<i128>| b.map_or("unbounded".to_string(), |v| v.to_string());
+            return Err(crate::error::Error::invalid(format!(
+                "t{k} ({}): {bad} on the domain (its values lie in [{}, {}])",
+                op.name(),
+                show(d.lo()),
+                show(d.hi())
+            )));
+        }
+        Ok(())
+    }
+}
+
 impl Op {
     /// The interval of this operator's values on operands in the intervals `x` (`arity` of
     /// them): the transfer function of the analysis.

@@ -219,11 +219,15 @@ impl CostFunction<Term> for Weights<'_> {
 
 /// Simplifies `e` on `domain` within `limits` (see the module documentation).
 ///
-/// @pre the inputs of `e` take values inside `domain` wherever the result is used.
+/// @pre the inputs of `e` take values inside `domain` wherever the result is used; `e` is
+/// defined on the whole domain (checked: [`IndexExpr::check_defined`], else an error).
 /// @post the result evaluates to the same outputs as `e` at every point of the domain where `e`
 /// is defined (the verifier's validation checks exactly this), and costs no more.
 pub fn simplify(e: &IndexExpr, domain: &Domain, limits: &Limits) -> Result<Simplified> {
     let start = Instant::now();
+    // The analysis takes a failing operation to have no value; that is sound only for an
+    // expression defined on its whole domain.
+    e.check_defined(&domain.ranges)?;
     let before = e.cost();
     let mut analyzer = Analyzer::default();
     let mut inputs: HashMap<Symbol, Var> = HashMap::new();
