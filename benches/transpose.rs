@@ -72,11 +72,16 @@ fn bench(c: &mut Criterion) {
     let mut want = vec![0f32; N * N];
     naive(&src, &mut want);
     assert!(dst == want);
-    let mut times: Vec<Duration> = (0..21).map(|_| kernel(tile).compile_time()).collect();
-    times.sort();
+    let ks: Vec<CopyKernel> = (0..21).map(|_| kernel(tile)).collect();
+    let median = |mut v: Vec<Duration>| {
+        v.sort();
+        v[10].as_secs_f64() * 1e3
+    };
     println!(
-        "JIT compile time of the copy (median of 21): {:.3} ms",
-        times[10].as_secs_f64() * 1e3
+        "copy kernel {:?}, tile {tile:?}: JIT compile {:.3} ms, contiguity proofs {:.3} ms (medians of 21)",
+        k.mode(),
+        median(ks.iter().map(CopyKernel::compile_time).collect()),
+        median(ks.iter().map(CopyKernel::proof_time).collect())
     );
 
     let mut g = c.benchmark_group("transpose_4096_f32");

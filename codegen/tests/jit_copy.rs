@@ -177,3 +177,80 @@ fn refusals_and_checked_buffers() {
         assert!(CopyKernel::compile(&s).is_err(), "{extents:?} {tile:?} {bytes}");
     }
 }
+
+#[test]
+fn vector_and_in_register_transpose_modes_are_chosen_by_proof_and_copy_right() {
+    use tessera_codegen::CopyMode;
+    let cases = [
+        // (source, destination, tile, mode)
+        ("(12,8):(1,12)", "(12,8):(8,1)", [4, 4], CopyMode::Transpose4),
+        ("(16,20):(1,16)", "(16,20):(20,1)", [8, 12], CopyMode::Transpose4),
+        (
+            "((2,4),8):((1,2),8)",
+            "((2,4),8):((8,16),1)",
+            [4, 8],
+            CopyMode::Transpose4,
+        ),
+        ("(16,6):(1,16)", "(16,6):(1,20)", [8, 3], CopyMode::Vector),
+        ("(16,6):(1,16)", "(16,6):(6,1)", [8, 3], CopyMode::Scalar), // 6 % 4 != 0
+        (
+            "(16,8):(1,16)",
+            "Sw<2,0,3> o (16,8):(8,1)",
+            [4, 4],
+            CopyMode::Scalar,
+        ),
+        ("(16,8):(2,40)", "(16,8):(8,1)", [4, 4], CopyMode::Scalar),
+        ("(16,8):(1,16)", "(16,8):(8,1)", [6, 4], CopyMode::Scalar), // tile 6 % 4 != 0
+    ];
+    for (src, dst, tile, mode) in cases {
+        let (se, sf, ext) = layout(src);
+        let (de, df, _) = layout(dst);
+        let k = CopyKernel::compile(&CopySpec {
+            src: se,
+            dst: de,
+            extents: ext,
+            elem_bytes: 4,
+            tile,
+        })
+        .unwrap();
+        assert_eq!(k.mode(), mode, "{src} -> {dst}");
+        let input: Vec<f32> = (0..k.src_len).map(|x| x as f32 + 0.5).collect();
+        let mut want = vec![0f32; k.dst_len];
+        for c1 in 0..ext[1] {
+            for c0 in 0..ext[0] {
+                let i = c0 + c1 * ext[0];
+                want[df(i) as usize] = input[sf(i) as usize];
+            }
+        }
+        for threads in [1, 2] {
+            let mut out = vec![0f32; k.dst_len];
+            k.run(&input, &mut out, threads).unwrap();
+            assert!(out == want, "{src} -> {dst} on {threads} threads");
+        }
+    }
+    // Vectors of 2- and 8-byte elements.
+    for bytes in [2u8, 8] {
+        let (se, _, ext) = layout("(16,3):(1,16)");
+        let (de, _, _) = layout("(16,3):(1,17)");
+        let k = CopyKernel::compile(&CopySpec {
+            src: se,
+            dst: de,
+            extents: ext,
+            elem_bytes: bytes,
+            tile: [8, 2],
+        })
+        .unwrap();
+        assert_eq!(k.mode(), CopyMode::Vector);
+        if bytes == 2 {
+            let input: Vec<u16> = (0..k.src_len as u16).collect();
+            let mut out = vec![0u16; k.dst_len];
+            k.run(&input, &mut out, 1).unwrap();
+            assert!((0..3).all(|c1| (0..16).all(|c0| out[c0 + 17 * c1] == input[c0 + 16 * c1])));
+        } else {
+            let input: Vec<u64> = (0..k.src_len as u64).collect();
+            let mut out = vec![0u64; k.dst_len];
+            k.run(&input, &mut out, 1).unwrap();
+            assert!((0..3).all(|c1| (0..16).all(|c0| out[c0 + 17 * c1] == input[c0 + 16 * c1])));
+        }
+    }
+}

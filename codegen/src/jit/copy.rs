@@ -10,7 +10,9 @@ use crate::lang::Lang;
 use crate::plan::Plan;
 use crate::signature::Signature;
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{AbiParam, Block, InstBuilder, MemFlagsData, UserFuncName, Value, types};
+use cranelift_codegen::ir::{
+    AbiParam, Block, ConstantData, Endianness, InstBuilder, MemFlagsData, UserFuncName, Value, types,
+};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{Linkage, Module, default_libcall_names};
@@ -38,6 +40,38 @@ pub struct CopySpec {
     pub tile: [i64; 2],
 }
 
+/// How the innermost loops move data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CopyMode {
+    /// One element at a time.
+    Scalar,
+    /// 128-bit vectors along `c0`: both offsets proved contiguous along `c0`.
+    Vector,
+    /// 4 x 4 blocks of 4-byte elements transposed in registers: the source proved contiguous
+    /// along `c0`, the destination along `c1`.
+    Transpose4,
+}
+
+/// Whether `e(c + 1) == e(c) + 1` on the iteration space (`c` below its last value), proved by
+/// the verifier (enumeration or z3, one second at most).
+fn contiguous(e: &IndexExpr, v: &Var, ranges: &HashMap<Var, Interval>) -> bool {
+    let mut r = ranges.clone();
+    let Some(iv) = r.get(v).copied() else { return false };
+    let (Some(lo), Some(hi)) = (iv.lo(), iv.hi()) else {
+        return false;
+    };
+    if hi <= lo {
+        return false;
+    }
+    r.insert(v.clone(), Interval::new(Some(lo), Some(hi - 1)));
+    let next = e.shifted(v, 1, -1);
+    let facts = std::sync::Arc::new(tessera_ir::sym::Facts::default());
+    let opts = tessera_verifier::Options {
+        timeout_ms: Some(1_000),
+    };
+    tessera_verifier::prove_equivalent(&next, e, &r, &facts, &opts) == tessera_verifier::Verdict::Proved
+}
+
 /// A compiled copy (see the module documentation).
 pub struct CopyKernel {
     module: Option<JITModule>,
@@ -49,7 +83,9 @@ pub struct CopyKernel {
     /// Elements the destination buffer must hold.
     pub dst_len: usize,
     elem_bytes: usize,
+    mode: CopyMode,
     compile_time: Duration,
+    proof_time: Duration,
 }
 
 /// The offsets' interval over the iteration space, checked non-negative and finite: the buffer
@@ -74,11 +110,10 @@ fn needed(e: &IndexExpr, ranges: &HashMap<Var, Interval>, which: &str) -> Result
     }
 }
 
-/// A counted loop `for v in lo..hi { body }`, leaving the builder after it.
+/// A counted loop `for v in (lo..hi).step_by(step) { body }`, leaving the builder after it.
 fn for_loop(
     b: &mut FunctionBuilder<'_>,
-    lo: Value,
-    hi: Value,
+    (lo, hi, step): (Value, Value, i64),
     body: impl FnOnce(&mut FunctionBuilder<'_>, Value),
 ) {
     let head: Block = b.create_block();
@@ -92,7 +127,7 @@ fn for_loop(
     b.ins().brif(more, inner, &[], exit, &[]);
     b.switch_to_block(inner);
     body(b, v);
-    let next = b.ins().iadd_imm_s(v, 1);
+    let next = b.ins().iadd_imm_s(v, step);
     b.ins().jump(head, &[next.into()]);
     b.switch_to_block(exit);
 }
@@ -149,6 +184,31 @@ impl CopyKernel {
             _ => types::I64,
         };
         let shift = i64::from(spec.elem_bytes.trailing_zeros());
+        let lanes = 16 / i64::from(spec.elem_bytes);
+        let proofs = Instant::now();
+        let (c0, c1) = (Var::Coord(0), Var::Coord(1));
+        let mode = if n0 % lanes == 0 && t0 % lanes == 0 && contiguous(&spec.src, &c0, &ranges) {
+            if contiguous(&spec.dst, &c0, &ranges) {
+                CopyMode::Vector
+            } else if spec.elem_bytes == 4
+                && n1 % 4 == 0
+                && t1 % 4 == 0
+                && contiguous(&spec.dst, &c1, &ranges)
+            {
+                CopyMode::Transpose4
+            } else {
+                CopyMode::Scalar
+            }
+        } else {
+            CopyMode::Scalar
+        };
+        let proof_time = proofs.elapsed();
+        let vty = match spec.elem_bytes {
+            1 => types::I8X16,
+            2 => types::I16X8,
+            4 => types::I32X4,
+            _ => types::I64X2,
+        };
 
         let mut module = JITModule::new(JITBuilder::with_isa(isa()?, default_libcall_names()));
         let mut ctx = module.make_context();
@@ -173,8 +233,17 @@ impl CopyKernel {
             let flags = MemFlagsData::trusted();
             let zero = b.ins().iconst(types::I64, 0);
             let tiles1 = b.ins().iconst(types::I64, (n1 + t1 - 1) / t1);
-            for_loop(&mut b, row_lo, row_hi, |b, r0| {
-                for_loop(b, zero, tiles1, |b, r1| {
+            let unaligned = MemFlagsData::new().with_notrap();
+            let addr = |b: &mut FunctionBuilder<'_>, base: Value, off: Value| {
+                let bytes = b.ins().ishl_imm_u(off, shift);
+                b.ins().iadd(base, bytes)
+            };
+            let at = |b: &mut FunctionBuilder<'_>, p: &Plan<'_>, x: Value, y: Value| {
+                let inputs = HashMap::from([(Var::Coord(0), x), (Var::Coord(1), y)]);
+                index::build(b, p, &inputs)[0]
+            };
+            for_loop(&mut b, (row_lo, row_hi, 1), |b, r0| {
+                for_loop(b, (zero, tiles1, 1), |b, r1| {
                     let lo0 = b.ins().imul_imm_s(r0, t0);
                     let lo1 = b.ins().imul_imm_s(r1, t1);
                     let end0 = b.ins().iadd_imm_s(lo0, t0);
@@ -183,19 +252,42 @@ impl CopyKernel {
                     let cap1 = b.ins().iconst(types::I64, n1);
                     let hi0 = b.ins().smin(end0, cap0);
                     let hi1 = b.ins().smin(end1, cap1);
-                    for_loop(b, lo1, hi1, |b, c1| {
-                        for_loop(b, lo0, hi0, |b, c0| {
-                            let inputs = HashMap::from([(Var::Coord(0), c0), (Var::Coord(1), c1)]);
-                            let so = index::build(b, &ps, &inputs)[0];
-                            let d_o = index::build(b, &pd, &inputs)[0];
-                            let sb = b.ins().ishl_imm_u(so, shift);
-                            let db = b.ins().ishl_imm_u(d_o, shift);
-                            let sa = b.ins().iadd(src, sb);
-                            let da = b.ins().iadd(dst, db);
-                            let x = b.ins().load(ty, flags, sa, 0);
-                            b.ins().store(flags, x, da, 0);
-                        });
-                    });
+                    match mode {
+                        CopyMode::Scalar => for_loop(b, (lo1, hi1, 1), |b, c1| {
+                            for_loop(b, (lo0, hi0, 1), |b, c0| {
+                                let (so, d_o) = (at(b, &ps, c0, c1), at(b, &pd, c0, c1));
+                                let (sa, da) = (addr(b, src, so), addr(b, dst, d_o));
+                                let x = b.ins().load(ty, flags, sa, 0);
+                                b.ins().store(flags, x, da, 0);
+                            })
+                        }),
+                        CopyMode::Vector => for_loop(b, (lo1, hi1, 1), |b, c1| {
+                            for_loop(b, (lo0, hi0, lanes), |b, c0| {
+                                let (so, d_o) = (at(b, &ps, c0, c1), at(b, &pd, c0, c1));
+                                let (sa, da) = (addr(b, src, so), addr(b, dst, d_o));
+                                let x = b.ins().load(vty, unaligned, sa, 0);
+                                b.ins().store(unaligned, x, da, 0);
+                            })
+                        }),
+                        CopyMode::Transpose4 => for_loop(b, (lo1, hi1, 4), |b, c1| {
+                            for_loop(b, (lo0, hi0, 4), |b, c0| {
+                                let mut rows = Vec::with_capacity(4);
+                                for k in 0..4 {
+                                    let y = b.ins().iadd_imm_s(c1, k);
+                                    let so = at(b, &ps, c0, y);
+                                    let sa = addr(b, src, so);
+                                    rows.push(b.ins().load(types::I32X4, unaligned, sa, 0));
+                                }
+                                let cols = transpose4(b, &rows);
+                                for (j, col) in cols.into_iter().enumerate() {
+                                    let x = b.ins().iadd_imm_s(c0, j as i64);
+                                    let d_o = at(b, &pd, x, c1);
+                                    let da = addr(b, dst, d_o);
+                                    b.ins().store(unaligned, col, da, 0);
+                                }
+                            })
+                        }),
+                    }
                 });
             });
             b.ins().return_(&[]);
@@ -222,13 +314,26 @@ impl CopyKernel {
             src_len,
             dst_len,
             elem_bytes: usize::from(spec.elem_bytes),
-            compile_time: start.elapsed(),
+            mode,
+            compile_time: start.elapsed() - proof_time,
+            proof_time,
         })
     }
 
-    /// Time spent compiling (the proofs by intervals, Cranelift and linking).
+    /// Time spent compiling: the interval checks, Cranelift and linking (the contiguity proofs
+    /// excluded: [`CopyKernel::proof_time`]).
     pub fn compile_time(&self) -> Duration {
         self.compile_time
+    }
+
+    /// Time spent proving the offsets contiguous (enumeration or z3), which picks the mode.
+    pub fn proof_time(&self) -> Duration {
+        self.proof_time
+    }
+
+    /// How the innermost loops move data (decided by the contiguity proofs).
+    pub fn mode(&self) -> CopyMode {
+        self.mode
     }
 
     /// The extents of the iteration space.
@@ -292,6 +397,42 @@ impl CopyKernel {
     }
 }
 
+/// The 4 x 4 transpose of four `i32x4` rows: column `j` holds element `j` of every row.
+fn transpose4(b: &mut FunctionBuilder<'_>, rows: &[Value]) -> Vec<Value> {
+    let bytes = |b: &mut FunctionBuilder<'_>, v: Value| {
+        b.ins().bitcast(
+            types::I8X16,
+            MemFlagsData::new().with_endianness(Endianness::Little),
+            v,
+        )
+    };
+    let words = |b: &mut FunctionBuilder<'_>, v: Value| {
+        b.ins().bitcast(
+            types::I32X4,
+            MemFlagsData::new().with_endianness(Endianness::Little),
+            v,
+        )
+    };
+    // A shuffle of two vectors by word index (0..4 the first, 4..8 the second).
+    let shuffle = |b: &mut FunctionBuilder<'_>, x: Value, y: Value, w: [u8; 4]| {
+        let mask: Vec<u8> = w.iter().flat_map(|k| (0..4).map(move |j| k * 4 + j)).collect();
+        let imm = b.func.dfg.immediates.push(ConstantData::from(mask));
+        let (x, y) = (bytes(b, x), bytes(b, y));
+        let r = b.ins().shuffle(x, y, imm);
+        words(b, r)
+    };
+    let t0 = shuffle(b, rows[0], rows[1], [0, 4, 1, 5]);
+    let t1 = shuffle(b, rows[0], rows[1], [2, 6, 3, 7]);
+    let t2 = shuffle(b, rows[2], rows[3], [0, 4, 1, 5]);
+    let t3 = shuffle(b, rows[2], rows[3], [2, 6, 3, 7]);
+    vec![
+        shuffle(b, t0, t2, [0, 1, 4, 5]),
+        shuffle(b, t0, t2, [2, 3, 6, 7]),
+        shuffle(b, t1, t3, [0, 1, 4, 5]),
+        shuffle(b, t1, t3, [2, 3, 6, 7]),
+    ]
+}
+
 impl std::fmt::Debug for CopyKernel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CopyKernel")
@@ -299,6 +440,7 @@ impl std::fmt::Debug for CopyKernel {
             .field("src_len", &self.src_len)
             .field("dst_len", &self.dst_len)
             .field("elem_bytes", &self.elem_bytes)
+            .field("mode", &self.mode)
             .finish_non_exhaustive()
     }
 }

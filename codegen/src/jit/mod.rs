@@ -28,7 +28,7 @@
 mod copy;
 mod index;
 
-pub use copy::{CopyKernel, CopySpec};
+pub use copy::{CopyKernel, CopyMode, CopySpec};
 
 use crate::error::EmitError;
 use crate::lang::Lang;

@@ -41,3 +41,45 @@ impl IndexExpr {
         b.finish(outputs)
     }
 }
+
+impl IndexExpr {
+    /// The same expression with input `v` replaced by `v + delta` and `add` added to every
+    /// output: `e(v + delta) + add`, to state facts such as contiguity
+    /// (`e(c0 + 1) == e(c0) + 1`) as equivalences.
+    ///
+    /// ```
+    /// use tessera_ir::index::{parse_index, Var};
+    /// let e = parse_index("c0 + 8 * c1").unwrap();
+    /// let s = e.shifted(&Var::Coord(0), 1, -1);
+    /// assert_eq!(s.eval(&[("c0", 3), ("c1", 2)]).unwrap(), e.eval(&[("c0", 3), ("c1", 2)]).unwrap());
+    /// ```
+    pub fn shifted(&self, v: &Var, delta: i64, add: i64) -> IndexExpr {
+        let live = self.live();
+        let mut b = Builder::new();
+        let mut ids: Vec<NodeId> = Vec::with_capacity(self.nodes.len());
+        for (k, n) in self.nodes.iter().enumerate() {
+            let id = match n {
+                _ if !live[k] => b.konst(0),
+                Node::Const(c) => b.konst(*c),
+                Node::Var(x) if x == v => {
+                    let x = b.var(x.clone());
+                    let d = b.konst(delta);
+                    b.add(x, d)
+                }
+                Node::Var(x) => b.var(x.clone()),
+                Node::Op(op, args) => {
+                    let a: Vec<NodeId> = args.iter().map(|c| ids[c.index()]).collect();
+                    b.op(*op, &a)
+                }
+            };
+            ids.push(id);
+        }
+        let k = b.konst(add);
+        let outputs = self
+            .outputs
+            .iter()
+            .map(|(n, o)| (n.clone(), b.add(ids[o.index()], k)))
+            .collect();
+        b.finish(outputs)
+    }
+}
