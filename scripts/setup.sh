@@ -27,6 +27,14 @@ if ! "$PTXAS" --version >/dev/null 2>&1; then
   exit 1
 fi
 
+# NumPy, for the round trip of `tessera run`'s .npy files through NumPy (tests/kernel_cli.rs):
+# into .deps/numpy (git-ignored), found there through PYTHONPATH.
+NUMPY=numpy==2.2.6
+if ! PYTHONPATH=.deps/numpy python3 -c 'import numpy' >/dev/null 2>&1; then
+  echo "setup: installing $NUMPY into .deps/numpy"
+  python3 -m pip install --quiet --upgrade --target .deps/numpy "$NUMPY"
+fi
+
 if ! command -v cargo >/dev/null 2>&1; then
   echo "setup: cargo not found; install Rust 1.95 (rustup) first" >&2
   exit 1

@@ -19,8 +19,15 @@ CHECK FILES (*.tess)
   assert bank_conflict_free(Smem, TV, elem=2, access=16)
   assert conflict_degree((8,64):(64,1), TV, elem=2, access=16) == 8
   assert equal(composition(A, composition(B, C)), composition(composition(A, B), C))
+  tensor src : f32[(M,N):(1,M)]
+  tensor dst : f32[(M,N):(N,1)]
+  kernel transpose tile i:32, j:32 { dst[i,j] = src[i,j] }
 
-  Each line is param, let or assert (then spaces or tabs), or blank; # starts a comment.
+  Each line is param, let, assert or tensor (then spaces or tabs), or blank, or a kernel block
+  (which may span lines up to its '}'); # starts a comment. A tensor is TYPE[LAYOUT] (f32 f64
+  i32 i64 f16 bf16); a kernel's statements are T[i,j] = EXPR or T[i,j] += EXPR (einsum: indices
+  only on the right are summed) over + - * /, max min abs neg fma, casts f32(x) ..., literals.
+  Each kernel is one line of the report: its accesses proved in bounds, its outputs injective.
   A directory stands for the *.tess files directly in it (subdirectories are not searched).
 ";
 

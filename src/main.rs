@@ -45,6 +45,35 @@ enum Cmd {
         #[arg(long, value_name = "auto|z3", default_value = "auto", value_parser = parse_provers)]
         prover: tessera::check::Provers,
     },
+    /// Run a kernel of a check file with the reference interpreter, after proving its
+    /// accesses in bounds (the Cranelift JIT is not built yet; this runs the reference
+    /// interpreter).
+    #[command(after_help = tessera::run::RUN_HELP)]
+    Run {
+        /// The check file.
+        file: String,
+        /// The kernel to run.
+        #[arg(long, value_name = "NAME")]
+        kernel: String,
+        /// Parameter values, e.g. M=4096,N=4096 (checked against their facts).
+        #[arg(long = "bind", value_name = "M=..,N=..")]
+        binds: Vec<String>,
+        /// A tensor's buffer from a .npy file (cosize elements, flat).
+        #[arg(long = "input", value_name = "NAME=FILE.npy")]
+        inputs: Vec<String>,
+        /// Write a tensor's buffer to a .npy file after the run.
+        #[arg(long = "output", value_name = "NAME=FILE.npy")]
+        outputs: Vec<String>,
+        /// Run even when the proof is unknown (a WARNING says so on stderr).
+        #[arg(long)]
+        unchecked: bool,
+        /// Time limit of each proof obligation, in seconds.
+        #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+        timeout: f64,
+        /// Seed of the random values of tensors without --input.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+    },
     /// Prove one property, e.g. `tessera prove injective '(4,8):(8,1)'` or
     /// `tessera prove bank_conflict_free 'Sw<3,3,3> o (8,64):(64,1)' '((8,4),8):((1,64),8)' elem=2 access=16`.
     Prove {
@@ -312,6 +341,25 @@ fn run(cli: Cli) -> i32 {
             jobs,
             prover,
         } => tessera::cli::check(&paths, json, junit.as_deref(), timeout, jobs, prover),
+        Cmd::Run {
+            file,
+            kernel,
+            binds,
+            inputs,
+            outputs,
+            unchecked,
+            timeout,
+            seed,
+        } => tessera::run::run_kernel(&tessera::run::RunArgs {
+            file: &file,
+            kernel: &kernel,
+            binds: &binds,
+            inputs: &inputs,
+            outputs: &outputs,
+            unchecked,
+            timeout,
+            seed,
+        }),
         Cmd::Prove {
             property,
             args,

@@ -1,5 +1,7 @@
 //! Tessera's code generators: index functions, the arithmetic of a lowered layout
-//! ([`tessera_ir::index::IndexExpr`]) as a self-contained function in C, CUDA C++, Rust or PTX.
+//! ([`tessera_ir::index::IndexExpr`]) as a self-contained function in C, CUDA C++, Rust or PTX;
+//! and [`kernel`], the kernel IR with its proof obligations and reference interpreter (the
+//! Cranelift JIT that will compile it is not built yet).
 //!
 //! A [`Signature`] names the function, orders its arguments (the index `i` or the coordinates
 //! `c0..`, then the runtime parameters) and states the facts it assumes about them
@@ -30,6 +32,7 @@
 mod c;
 mod error;
 mod jit;
+pub mod kernel;
 mod lang;
 mod names;
 mod plan;

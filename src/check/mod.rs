@@ -21,9 +21,10 @@ pub use parse::{CheckError, CheckFile, load};
 
 use crate::identity::{self, Term};
 use crate::lang::Value;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use tessera_codegen::kernel::{Kernel, kernel_verdict, prove_kernel};
 use tessera_ir::sym::SymInt;
 use tessera_verifier::{Options, Property, Verdict, prove};
 
@@ -41,6 +42,9 @@ pub struct Assertion {
     /// For `equal(X, Y)`: the two sides as expressions and values, for the provers that come
     /// before z3 ([`crate::identity`]).
     pub identity: Option<Identity>,
+    /// For a kernel: the checked kernel, whose obligations (every access in bounds, each
+    /// output injective) are proved together; `property` is then its first obligation.
+    pub kernel: Option<Arc<Kernel>>,
 }
 
 /// The two sides of an `equal(X, Y)` assertion: their expressions, `let` names resolved, and
@@ -91,6 +95,9 @@ pub enum Provers {
 
 /// Answers one assertion: an `equal` with its sides tries egg and the normal form before z3.
 pub fn decide(a: &Assertion, opts: &Options, provers: Provers) -> (Verdict, Option<Prover>) {
+    if let Some(k) = &a.kernel {
+        return (kernel_verdict(k, &prove_kernel(k, opts)), None);
+    }
     match (&a.identity, provers) {
         (Some(id), Provers::All) => {
             if identity::by_rewriting(&id.lhs, &id.rhs, &identity::Limits::default()).closed {

@@ -1,10 +1,14 @@
-//! Reading check files: `param`, `let` and `assert` lines, `#` comments.
+//! Reading check files: `param`, `let`, `assert` and `tensor` lines, `kernel` blocks (which
+//! may span lines), `#` comments.
 
 use super::props::{locate, property};
 use super::{Assertion, Identity};
 use crate::identity::Term;
+use crate::kernel;
 use crate::lang::{Env, Session, eval_expr};
 use std::fmt;
+use std::sync::Arc;
+use tessera_codegen::kernel::{Kernel, Tensor, obligation_property, obligations};
 use tessera_ir::Error;
 use tessera_ir::sym::SymInt;
 use tessera_ir::text::ExprKind;
@@ -47,8 +51,12 @@ impl std::error::Error for CheckError {}
 pub struct CheckFile {
     /// Its path.
     pub path: String,
-    /// Its assertions, in order.
+    /// Its assertions, in order (a kernel's proof is one of them).
     pub assertions: Vec<Assertion>,
+    /// Its tensors, in order.
+    pub tensors: Vec<Tensor>,
+    /// Its kernels, checked, in order.
+    pub kernels: Vec<Kernel>,
 }
 
 /// Strips a `#` comment.
@@ -126,12 +134,65 @@ pub fn load(path: &str, src: &str) -> Result<CheckFile, CheckError> {
     let mut assertions = Vec::new();
     // Each `let` name's defining term, for the provers that rewrite expressions.
     let mut defs: Vec<(String, Term)> = Vec::new();
-    for (k, raw) in src.lines().enumerate() {
+    let lines: Vec<&str> = src.lines().collect();
+    let mut tensors: Vec<Tensor> = Vec::new();
+    let mut kernels: Vec<Kernel> = Vec::new();
+    let mut k = 0;
+    while k < lines.len() {
+        let raw = lines[k];
         let line = k + 1;
+        k += 1;
         let c = code(raw);
         let t = c.trim_start();
         let indent = c.len() - t.len();
         if t.trim().is_empty() || keyword(t, "param").is_some() {
+            continue;
+        }
+        let kerr = |e: kernel::KernelError| {
+            let text = lines.get(e.pos.line.wrapping_sub(1)).copied().unwrap_or(raw);
+            err(e.pos.line, e.pos.byte, e.to_string(), text)
+        };
+        if keyword(t, "tensor").is_some() {
+            let d = kernel::parse_tensor(c, line).map_err(kerr)?;
+            if tensors.iter().any(|x| x.name == d.name) {
+                return Err(err(
+                    line,
+                    d.pos.byte,
+                    format!("tensor '{}' is declared twice", d.name),
+                    raw,
+                ));
+            }
+            let v =
+                eval_at(&d.layout, d.layout_pos.byte, &env).map_err(|(col, msg)| err(line, col, msg, raw))?;
+            let f = v
+                .to_func()
+                .map_err(|e| err(line, d.layout_pos.byte, format!("tensor {}: {e}", d.name), raw))?;
+            tensors.push(kernel::tensor(&d, f).map_err(kerr)?);
+            continue;
+        }
+        if keyword(t, "kernel").is_some() {
+            // The block runs to the first line with a '}' (after comments are removed).
+            let mut end = k - 1;
+            while end < lines.len() && !code(lines[end]).contains('}') {
+                end += 1;
+            }
+            if end == lines.len() {
+                return Err(err(line, indent, "kernel: no '}' closes its body".into(), raw));
+            }
+            let block: Vec<&str> = lines[k - 1..=end].iter().map(|l| code(l)).collect();
+            k = end + 1;
+            let decl = kernel::parse_kernel(&block.join("\n"), line).map_err(kerr)?;
+            if kernels.iter().any(|x| x.name == decl.name) {
+                return Err(err(
+                    line,
+                    decl.pos.byte,
+                    format!("kernel '{}' is declared twice", decl.name),
+                    raw,
+                ));
+            }
+            let kn = kernel::check(&decl, &tensors).map_err(kerr)?;
+            assertions.push(kernel_assertion(path, line, &kn));
+            kernels.push(kn);
             continue;
         }
         if let Some(rest) = keyword(t, "let") {
@@ -177,20 +238,48 @@ pub fn load(path: &str, src: &str) -> Result<CheckFile, CheckError> {
                 text: rest.trim().to_string(),
                 identity: identity(rest, &defs, &env),
                 property: p,
+                kernel: None,
             });
             continue;
         }
         return Err(err(
             line,
             indent,
-            "expected 'param', 'let' or 'assert'".into(),
+            "expected 'param', 'let', 'assert', 'tensor' or 'kernel'".into(),
             raw,
         ));
     }
     Ok(CheckFile {
         path: path.to_string(),
         assertions,
+        tensors,
+        kernels,
     })
+}
+
+/// The assertion-like line of a kernel: its proof obligations (the property is the first
+/// one; [`super::decide`] proves them all).
+fn kernel_assertion(path: &str, line: usize, k: &Kernel) -> Assertion {
+    let outputs = k
+        .stmts
+        .iter()
+        .map(|s| s.target.tensor)
+        .collect::<std::collections::BTreeSet<_>>()
+        .len();
+    let what = if outputs == 1 {
+        "output injective"
+    } else {
+        "outputs injective"
+    };
+    let (t, kind) = obligations(k)[0];
+    Assertion {
+        file: path.to_string(),
+        line,
+        text: format!("kernel {}: accesses in bounds, {what}", k.name),
+        property: obligation_property(k, t, kind),
+        identity: None,
+        kernel: Some(Arc::new(k.clone())),
+    }
 }
 
 /// The two sides of `equal(X, Y)`, as terms and values; `None` for any other assertion.

@@ -36,7 +36,29 @@ pub const I64_MIN_MAGNITUDE: &str = "9223372036854775808";
 
 /// Splits one line of source into tokens.
 pub fn lex(src: &str) -> Result<Vec<Token>, ParseError> {
-    check(src)?;
+    lex_with(src, &[])
+}
+
+/// The first lexical error of `src`, as [`lex`] reports it: an unexpected character or an
+/// integer past i64, at its column. A source that passes lexes without error, token by token
+/// with [`next_token`], so that a parser can lex lazily and skip what it reads otherwise.
+pub fn check(src: &str) -> Result<(), ParseError> {
+    check_with(src, &[])
+}
+
+/// Splits a source into tokens, as [`lex`] does, also accepting the punctuation `extra` (for
+/// the kernel language of check files: `{ } ; .`). The tokens of a source [`lex`] accepts are
+/// the same; `extra` characters become [`Tok::Punct`]. Line breaks are whitespace, so one call
+/// may lex several lines (columns are byte offsets into the whole source).
+///
+/// ```
+/// use tessera_ir::text::{Tok, lex_with};
+/// let t = lex_with("y[i] = x[i];", &[';']).unwrap();
+/// assert_eq!(t[9].tok, Tok::Punct(';'));
+/// assert!(tessera_ir::text::lex("y[i] = x[i];").is_err());
+/// ```
+pub fn lex_with(src: &str, extra: &[char]) -> Result<Vec<Token>, ParseError> {
+    check_with(src, extra)?;
     let mut out = Vec::with_capacity(src.len() / 2 + 1);
     let mut i = 0usize;
     loop {
@@ -49,10 +71,8 @@ pub fn lex(src: &str) -> Result<Vec<Token>, ParseError> {
     }
 }
 
-/// The first lexical error of `src`, as [`lex`] reports it: an unexpected character or an
-/// integer past i64, at its column. A source that passes lexes without error, token by token
-/// with [`next_token`], so that a parser can lex lazily and skip what it reads otherwise.
-pub fn check(src: &str) -> Result<(), ParseError> {
+/// [`check`], also accepting the ASCII punctuation `extra`.
+fn check_with(src: &str, extra: &[char]) -> Result<(), ParseError> {
     let bytes = src.as_bytes();
     let mut i = 0usize;
     while i < bytes.len() {
@@ -69,7 +89,7 @@ pub fn check(src: &str) -> Result<(), ParseError> {
             }
             continue;
         }
-        if ALLOWED[c as usize] {
+        if ALLOWED[c as usize] || (c.is_ascii_punctuation() && extra.contains(&(c as char))) {
             i += 1;
             continue;
         }

@@ -16,7 +16,7 @@ mod read;
 
 pub use ast::{ArithStep, BinOp, Expr, ExprKind, SliceItem, Suffix, SuffixOp};
 pub use facts::parse_declaration;
-pub use lexer::{I64_MIN_MAGNITUDE, Tok, Token, lex};
+pub use lexer::{I64_MIN_MAGNITUDE, Tok, Token, lex, lex_with};
 pub use limits::{MAX_DEPTH, MAX_SOURCE_LEN, MAX_TUPLE};
 pub use literal::{Literal, make_layout, scan, scan_nested};
 pub use number::{StrideSum, int_op};

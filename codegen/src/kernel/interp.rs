@@ -1,0 +1,424 @@
+//! The reference interpreter: runs a proved kernel on typed buffers, evaluating the layouts
+//! directly (no JIT, no index IR). It is the oracle a compiled backend is compared against.
+//!
+//! Semantics, exactly:
+//! * Statements run one after the other, each over its whole iteration domain.
+//! * `=`: for every point of the target's indices, the value is computed and stored. A copy
+//!   (`dst[..] = src[..]` of one element type) moves the bits unchanged (NaN payloads included).
+//! * `+=`: for every point of the target's indices, the accumulator starts at the target's
+//!   current element (converted to the compute type), the value is added for every point of the
+//!   contraction indices in row-major order (the first contraction index outermost, the last
+//!   fastest), and the sum is stored once. A read of the target itself (at the indices it
+//!   writes: the front end refuses other indices) reads the buffer, that is the element as it
+//!   was before this statement stored it, not the running sum.
+//! * Compute types: `f32` for `f32`, `f16` and `bf16` (f16/bf16 are widened exactly on load and
+//!   rounded to nearest even on store), `f64`, `i32`, `i64`. Integer arithmetic wraps (two's
+//!   complement, as a compiled kernel's would), integer division truncates, and an integer
+//!   division by zero is an error. `fma` is fused (`mul_add`). Casts to integers saturate
+//!   (NaN becomes 0), as Rust's `as` does.
+//! * The outer iteration order is row-major over the target's indices; it does not change the
+//!   result, since the output layout is proved injective and no statement reads its own
+//!   output at other indices (the front end refuses that race).
+//! * Every offset is checked against its buffer before it is used; for a proved kernel the
+//!   check never fails, for one accepted `unchecked` it is an error instead of a wild access.
+
+use super::buffer::Buffer;
+use super::error::RunError;
+use super::ir::{Access, BinOp, ElemType, Kernel, Op, Stmt, StoreKind, UnOp};
+use super::proof::Proved;
+use half::{bf16, f16};
+use std::collections::HashMap;
+
+/// A value in its compute type.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Scalar {
+    F32(f32),
+    F64(f64),
+    I32(i32),
+    I64(i64),
+}
+
+/// The offsets of one tensor at the bound values.
+struct Table {
+    /// The layout's offset at each linear (colexicographic) index of its domain.
+    offsets: Vec<i64>,
+    /// The multiplier of each dimension's index in the linear index.
+    mult: Vec<i64>,
+    /// The buffer's length.
+    len: usize,
+}
+
+/// Runs a proved kernel with the parameters `bindings` on `buffers`, one per tensor in the
+/// order of [`Kernel::tensors`], each exactly the tensor's cosize long.
+///
+/// ```
+/// use std::collections::HashMap;
+/// use std::sync::Arc;
+/// use tessera_codegen::kernel::*;
+/// use tessera_ir::{Int, sym::{Facts, SymInt}};
+/// use tessera_verifier::{Func, Options};
+/// let facts = Arc::new(Facts::default());
+/// let tensor = |name: &str, l: &str| {
+///     let layout = Func::parse(l, &facts).unwrap();
+///     let Func::Layout(ly) = &layout else { unreachable!() };
+///     Tensor { name: name.into(), elem: ElemType::F32, dims: ly.shape().modes().iter()
+///         .map(|m| SymInt::product(m.leaves()).unwrap()).collect(),
+///         cosize: ly.cosize().unwrap(), layout }
+/// };
+/// let (src, dst) = (TensorId::new(0), TensorId::new(1));
+/// let (i, j) = (IndexId::new(0), IndexId::new(1));
+/// let k = Kernel {
+///     name: "transpose".into(),
+///     tensors: vec![tensor("src", "(2,3):(1,2)"), tensor("dst", "(2,3):(3,1)")],
+///     indices: vec![Index { name: "i".into(), extent: SymInt::lit(2) },
+///                   Index { name: "j".into(), extent: SymInt::lit(3) }],
+///     tiles: vec![],
+///     stmts: vec![Stmt {
+///         target: Access { tensor: dst, indices: vec![i, j] },
+///         kind: StoreKind::Assign,
+///         nodes: vec![Node { op: Op::Load(Access { tensor: src, indices: vec![i, j] }), ty: ElemType::F32 }],
+///         value: ValueId::new(0),
+///         outer: vec![i, j],
+///         contraction: vec![],
+///     }],
+/// };
+/// let p = Proved::check(k, &Options::default(), false).unwrap();
+/// let mut bufs = vec![Buffer::F32((0..6).map(|x| x as f32).collect()), Buffer::zeros(ElemType::F32, 6)];
+/// run(&p, &HashMap::new(), &mut bufs).unwrap();
+/// assert_eq!(bufs[1], Buffer::F32(vec![0.0, 2.0, 4.0, 1.0, 3.0, 5.0]));
+/// ```
+pub fn run(p: &Proved, bindings: &HashMap<String, i64>, buffers: &mut [Buffer]) -> Result<(), RunError> {
+    let k = p.kernel();
+    super::bind::check_bindings(k, bindings)?;
+    if let Some(b) = p.bound() {
+        for (name, v) in b {
+            if bindings.get(name) != Some(v) {
+                return Err(RunError::NotProvedFor {
+                    name: name.clone(),
+                    proved: *v,
+                });
+            }
+        }
+    }
+    if buffers.len() != k.tensors.len() {
+        return Err(RunError::BufferCount {
+            expected: k.tensors.len(),
+            got: buffers.len(),
+        });
+    }
+    let lay = |e: tessera_ir::Error| RunError::Layout(e.to_string());
+    let mut tables = Vec::with_capacity(k.tensors.len());
+    for (t, b) in k.tensors.iter().zip(buffers.iter()) {
+        if b.elem() != t.elem {
+            return Err(RunError::BufferType {
+                tensor: t.name.clone(),
+                expected: t.elem.name(),
+                got: b.elem().name(),
+            });
+        }
+        let cosize = t.cosize.eval(bindings).map_err(lay)?;
+        if usize::try_from(cosize).ok() != Some(b.len()) {
+            return Err(RunError::BufferLength {
+                tensor: t.name.clone(),
+                expected: cosize,
+                got: b.len(),
+            });
+        }
+        let c = t.layout.at(bindings).map_err(lay)?;
+        let offsets = match c.offsets().map_err(lay)? {
+            Some(o) => o,
+            None => {
+                let n = c.size().map_err(lay)?;
+                (0..n)
+                    .map(|i| c.offset(i))
+                    .collect::<Result<_, _>>()
+                    .map_err(lay)?
+            }
+        };
+        let mut mult = Vec::with_capacity(t.dims.len());
+        let mut m = 1i64;
+        for d in &t.dims {
+            mult.push(m);
+            m = m
+                .checked_mul(d.eval(bindings).map_err(lay)?)
+                .ok_or_else(|| RunError::Layout("size overflows i64".into()))?;
+        }
+        tables.push(Table {
+            offsets,
+            mult,
+            len: b.len(),
+        });
+    }
+    let extents: Vec<i64> = k
+        .indices
+        .iter()
+        .map(|x| x.extent.eval(bindings).map_err(lay))
+        .collect::<Result<_, _>>()?;
+    for s in &k.stmts {
+        run_stmt(k, s, &extents, &tables, buffers)?;
+    }
+    Ok(())
+}
+
+/// Advances a row-major odometer over `idx` (the last fastest); false when it wraps.
+fn advance(point: &mut [i64], idx: &[usize], extents: &[i64]) -> bool {
+    for &x in idx.iter().rev() {
+        point[x] += 1;
+        if point[x] < extents[x] {
+            return true;
+        }
+        point[x] = 0;
+    }
+    false
+}
+
+/// The checked offset of an access at a point.
+fn offset(k: &Kernel, a: &Access, point: &[i64], tables: &[Table]) -> Result<usize, RunError> {
+    let t = &tables[a.tensor.index()];
+    let lin: i64 = a
+        .indices
+        .iter()
+        .zip(&t.mult)
+        .map(|(x, m)| point[x.index()] * m)
+        .sum();
+    let off = usize::try_from(lin)
+        .ok()
+        .and_then(|l| t.offsets.get(l).copied())
+        .unwrap_or(-1);
+    match usize::try_from(off) {
+        Ok(o) if o < t.len => Ok(o),
+        _ => Err(RunError::OutOfBounds {
+            tensor: k.tensors[a.tensor.index()].name.clone(),
+            offset: off,
+            len: t.len,
+        }),
+    }
+}
+
+fn run_stmt(
+    k: &Kernel,
+    s: &Stmt,
+    extents: &[i64],
+    tables: &[Table],
+    bufs: &mut [Buffer],
+) -> Result<(), RunError> {
+    let outer: Vec<usize> = s.outer.iter().map(|x| x.index()).collect();
+    let inner: Vec<usize> = s.contraction.iter().map(|x| x.index()).collect();
+    if outer.iter().chain(&inner).any(|&x| extents[x] <= 0) {
+        return Ok(());
+    }
+    let mut point = vec![0i64; extents.len()];
+    let mut vals = vec![Scalar::I64(0); s.nodes.len()];
+    let ty = k.tensors[s.target.tensor.index()].elem;
+    // A plain copy moves bits.
+    let copy = match (&s.nodes[s.value.index()].op, s.kind) {
+        (Op::Load(a), StoreKind::Assign) if k.tensors[a.tensor.index()].elem == ty => Some(a),
+        _ => None,
+    };
+    loop {
+        let dst = offset(k, &s.target, &point, tables)?;
+        if let Some(a) = copy {
+            let src = offset(k, a, &point, tables)?;
+            copy_elem(bufs, a.tensor.index(), src, s.target.tensor.index(), dst);
+        } else {
+            let v = match s.kind {
+                StoreKind::Assign => eval(k, s, &point, tables, bufs, &mut vals)?,
+                StoreKind::Accumulate => {
+                    let mut acc = load(&bufs[s.target.tensor.index()], dst);
+                    loop {
+                        let v = eval(k, s, &point, tables, bufs, &mut vals)?;
+                        acc = binary(BinOp::Add, acc, v)?;
+                        if !advance(&mut point, &inner, extents) {
+                            break;
+                        }
+                    }
+                    acc
+                }
+            };
+            store(&mut bufs[s.target.tensor.index()], dst, v);
+        }
+        if !advance(&mut point, &outer, extents) {
+            return Ok(());
+        }
+    }
+}
+
+/// Copies one element between buffers of one type, bit for bit.
+fn copy_elem(bufs: &mut [Buffer], src_t: usize, src: usize, dst_t: usize, dst: usize) {
+    macro_rules! cp {
+        ($($v:ident),*) => {
+            match bufs[src_t] {
+                $(Buffer::$v(ref b) => {
+                    let x = b[src];
+                    if let Buffer::$v(ref mut d) = bufs[dst_t] {
+                        d[dst] = x;
+                    }
+                })*
+            }
+        };
+    }
+    cp!(F32, F64, I32, I64, F16, BF16);
+}
+
+/// Evaluates the statement's DAG at a point; the stored value.
+fn eval(
+    k: &Kernel,
+    s: &Stmt,
+    point: &[i64],
+    tables: &[Table],
+    bufs: &[Buffer],
+    vals: &mut [Scalar],
+) -> Result<Scalar, RunError> {
+    for (n, node) in s.nodes.iter().enumerate() {
+        let v = match &node.op {
+            Op::Load(a) => load(&bufs[a.tensor.index()], offset(k, a, point, tables)?),
+            Op::Int(c) => cast_i64(*c, node.ty),
+            Op::Float(c) => cast_f64(*c, node.ty),
+            Op::Unary(op, a) => unary(*op, vals[a.index()]),
+            Op::Binary(op, a, b) => binary(*op, vals[a.index()], vals[b.index()])?,
+            Op::Fma(a, b, c) => fma(vals[a.index()], vals[b.index()], vals[c.index()]),
+            Op::Cast(a) => cast(vals[a.index()], node.ty),
+        };
+        vals[n] = v;
+    }
+    Ok(vals[s.value.index()])
+}
+
+fn load(b: &Buffer, o: usize) -> Scalar {
+    match b {
+        Buffer::F32(v) => Scalar::F32(v[o]),
+        Buffer::F64(v) => Scalar::F64(v[o]),
+        Buffer::I32(v) => Scalar::I32(v[o]),
+        Buffer::I64(v) => Scalar::I64(v[o]),
+        Buffer::F16(v) => Scalar::F32(v[o].to_f32()),
+        Buffer::BF16(v) => Scalar::F32(v[o].to_f32()),
+    }
+}
+
+fn store(b: &mut Buffer, o: usize, x: Scalar) {
+    match b {
+        Buffer::F32(v) => v[o] = as_f64(x) as f32,
+        Buffer::F64(v) => v[o] = as_f64(x),
+        Buffer::I32(v) => v[o] = as_i64(x) as i32,
+        Buffer::I64(v) => v[o] = as_i64(x),
+        // `from_f32` rounds to nearest, ties to even.
+        Buffer::F16(v) => v[o] = f16::from_f32(as_f64(x) as f32),
+        Buffer::BF16(v) => v[o] = bf16::from_f32(as_f64(x) as f32),
+    }
+}
+
+fn as_f64(x: Scalar) -> f64 {
+    match x {
+        Scalar::F32(v) => f64::from(v),
+        Scalar::F64(v) => v,
+        Scalar::I32(v) => f64::from(v),
+        Scalar::I64(v) => v as f64,
+    }
+}
+
+fn as_i64(x: Scalar) -> i64 {
+    match x {
+        Scalar::F32(v) => v as i64,
+        Scalar::F64(v) => v as i64,
+        Scalar::I32(v) => i64::from(v),
+        Scalar::I64(v) => v,
+    }
+}
+
+fn cast_i64(c: i64, ty: ElemType) -> Scalar {
+    cast(Scalar::I64(c), ty)
+}
+
+fn cast_f64(c: f64, ty: ElemType) -> Scalar {
+    cast(Scalar::F64(c), ty)
+}
+
+/// Converts to the compute type of `ty`; f16/bf16 values are rounded to the type (and held
+/// in f32).
+fn cast(x: Scalar, ty: ElemType) -> Scalar {
+    match ty {
+        ElemType::F32 => Scalar::F32(match x {
+            Scalar::F32(v) => v,
+            Scalar::F64(v) => v as f32,
+            Scalar::I32(v) => v as f32,
+            Scalar::I64(v) => v as f32,
+        }),
+        ElemType::F64 => Scalar::F64(as_f64(x)),
+        ElemType::I32 => Scalar::I32(match x {
+            Scalar::F32(v) => v as i32,
+            Scalar::F64(v) => v as i32,
+            Scalar::I32(v) => v,
+            Scalar::I64(v) => v as i32,
+        }),
+        ElemType::I64 => Scalar::I64(as_i64(x)),
+        ElemType::F16 => Scalar::F32(f16::from_f32(cast_f32(x)).to_f32()),
+        ElemType::BF16 => Scalar::F32(bf16::from_f32(cast_f32(x)).to_f32()),
+    }
+}
+
+fn cast_f32(x: Scalar) -> f32 {
+    match cast(x, ElemType::F32) {
+        Scalar::F32(v) => v,
+        _ => 0.0,
+    }
+}
+
+fn unary(op: UnOp, x: Scalar) -> Scalar {
+    match (op, x) {
+        (UnOp::Neg, Scalar::F32(v)) => Scalar::F32(-v),
+        (UnOp::Neg, Scalar::F64(v)) => Scalar::F64(-v),
+        (UnOp::Neg, Scalar::I32(v)) => Scalar::I32(v.wrapping_neg()),
+        (UnOp::Neg, Scalar::I64(v)) => Scalar::I64(v.wrapping_neg()),
+        (UnOp::Abs, Scalar::F32(v)) => Scalar::F32(v.abs()),
+        (UnOp::Abs, Scalar::F64(v)) => Scalar::F64(v.abs()),
+        (UnOp::Abs, Scalar::I32(v)) => Scalar::I32(v.wrapping_abs()),
+        (UnOp::Abs, Scalar::I64(v)) => Scalar::I64(v.wrapping_abs()),
+    }
+}
+
+macro_rules! float_op {
+    ($op:expr, $a:expr, $b:expr) => {
+        match $op {
+            BinOp::Add => $a + $b,
+            BinOp::Sub => $a - $b,
+            BinOp::Mul => $a * $b,
+            BinOp::Div => $a / $b,
+            BinOp::Max => $a.max($b),
+            BinOp::Min => $a.min($b),
+        }
+    };
+}
+
+macro_rules! int_op {
+    ($op:expr, $a:expr, $b:expr, $ty:expr) => {
+        match $op {
+            BinOp::Add => $a.wrapping_add($b),
+            BinOp::Sub => $a.wrapping_sub($b),
+            BinOp::Mul => $a.wrapping_mul($b),
+            BinOp::Div if $b == 0 => return Err(RunError::DivisionByZero($ty)),
+            BinOp::Div => $a.wrapping_div($b),
+            BinOp::Max => $a.max($b),
+            BinOp::Min => $a.min($b),
+        }
+    };
+}
+
+fn binary(op: BinOp, a: Scalar, b: Scalar) -> Result<Scalar, RunError> {
+    Ok(match (a, b) {
+        (Scalar::F32(x), Scalar::F32(y)) => Scalar::F32(float_op!(op, x, y)),
+        (Scalar::F64(x), Scalar::F64(y)) => Scalar::F64(float_op!(op, x, y)),
+        (Scalar::I32(x), Scalar::I32(y)) => Scalar::I32(int_op!(op, x, y, ElemType::I32)),
+        (Scalar::I64(x), Scalar::I64(y)) => Scalar::I64(int_op!(op, x, y, ElemType::I64)),
+        // The front end types both operands alike; mixed operands are computed in f64.
+        (x, y) => Scalar::F64(float_op!(op, as_f64(x), as_f64(y))),
+    })
+}
+
+fn fma(a: Scalar, b: Scalar, c: Scalar) -> Scalar {
+    match (a, b, c) {
+        (Scalar::F32(x), Scalar::F32(y), Scalar::F32(z)) => Scalar::F32(x.mul_add(y, z)),
+        (Scalar::I32(x), Scalar::I32(y), Scalar::I32(z)) => Scalar::I32(x.wrapping_mul(y).wrapping_add(z)),
+        (Scalar::I64(x), Scalar::I64(y), Scalar::I64(z)) => Scalar::I64(x.wrapping_mul(y).wrapping_add(z)),
+        (x, y, z) => Scalar::F64(as_f64(x).mul_add(as_f64(y), as_f64(z))),
+    }
+}

@@ -1,0 +1,27 @@
+//! Kernels: the typed, data-only kernel IR the front end (`tessera::kernel`) produces, the
+//! proof obligations checked before a kernel runs, typed buffers, and the reference
+//! interpreter.
+//!
+//! Nothing here compiles yet: the Cranelift JIT and the PTX backend are to be built on this
+//! IR. [`run`] interprets a [`Proved`] kernel, the only kind it accepts.
+
+mod bind;
+mod buffer;
+mod error;
+mod interp;
+mod ir;
+mod lemmas;
+mod proof;
+
+pub use bind::{check_bindings, params_of};
+pub use buffer::Buffer;
+pub use error::RunError;
+pub use interp::run;
+pub use ir::{
+    Access, BinOp, ElemType, Index, IndexId, Kernel, Node, Op, Stmt, StoreKind, Tensor, TensorId, Tile, UnOp,
+    ValueId,
+};
+pub use proof::{
+    Method, Obligation, ObligationKind, Proved, Refusal, kernel_verdict, obligation_property, obligations,
+    prove_kernel,
+};

@@ -1,0 +1,314 @@
+//! `tessera run`: .npy files written by the test, the reference interpreter's result read
+//! back, and every refusal and bad input with its exit code.
+
+use std::process::Command;
+
+fn tessera(args: &[&str]) -> (i32, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_tessera"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn dir(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("tessera-kernel-cli-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn examples() -> String {
+    format!("{}/examples/kernels.tess", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn write_f32(path: &std::path::Path, v: &[f32]) {
+    use npyz::WriterBuilder;
+    let mut out = Vec::new();
+    let mut w = npyz::WriteOptions::new()
+        .default_dtype()
+        .shape(&[v.len() as u64])
+        .writer(&mut out)
+        .begin_nd()
+        .unwrap();
+    w.extend(v.iter()).unwrap();
+    w.finish().unwrap();
+    std::fs::write(path, out).unwrap();
+}
+
+fn read_f32(path: &std::path::Path) -> Vec<f32> {
+    let bytes = std::fs::read(path).unwrap();
+    npyz::NpyFile::new(&bytes[..]).unwrap().into_vec().unwrap()
+}
+
+#[test]
+fn transpose_through_npy_files() {
+    let d = dir("transpose");
+    let (m, n) = (64usize, 32usize);
+    let src: Vec<f32> = (0..m * n).map(|x| x as f32).collect();
+    write_f32(&d.join("src.npy"), &src);
+    let (code, out, err) = tessera(&[
+        "run",
+        &examples(),
+        "--kernel",
+        "transpose",
+        "--bind",
+        "M=64,N=32",
+        "--input",
+        &format!("src={}", d.join("src.npy").display()),
+        "--output",
+        &format!("dst={}", d.join("dst.npy").display()),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        "ran kernel transpose with the reference interpreter (dst:f32[2048], src:f32[2048])\n"
+    );
+    let dst = read_f32(&d.join("dst.npy"));
+    for i in 0..m {
+        for j in 0..n {
+            assert_eq!(dst[i * n + j], src[i + m * j]);
+        }
+    }
+}
+
+#[test]
+fn missing_inputs_are_seeded_random_values() {
+    let d = dir("seeded");
+    let run = |seed: &str, out: &str| {
+        let (code, _, err) = tessera(&[
+            "run",
+            &examples(),
+            "--kernel",
+            "gemm",
+            "--bind",
+            "M=32",
+            "--bind",
+            "N=32,K=16",
+            "--seed",
+            seed,
+            "--output",
+            &format!("C={}", d.join(out).display()),
+        ]);
+        assert_eq!(code, 0, "{err}");
+        read_f32(&d.join(out))
+    };
+    let (a, b, c) = (run("7", "a.npy"), run("7", "b.npy"), run("8", "c.npy"));
+    assert_eq!(a.len(), 32 * 32);
+    assert_eq!(a, b);
+    assert_ne!(a, c);
+}
+
+#[test]
+fn bad_inputs_are_errors_with_exit_code_3() {
+    let d = dir("bad");
+    write_f32(&d.join("short.npy"), &[1.0; 10]);
+    let f64_path = d.join("f64.npy");
+    {
+        use npyz::WriterBuilder;
+        let mut out = Vec::new();
+        let mut w = npyz::WriteOptions::new()
+            .default_dtype()
+            .shape(&[2048])
+            .writer(&mut out)
+            .begin_nd()
+            .unwrap();
+        w.extend(std::iter::repeat_n(&1.0f64, 2048)).unwrap();
+        w.finish().unwrap();
+        std::fs::write(&f64_path, out).unwrap();
+    }
+    std::fs::write(d.join("junk.npy"), b"not numpy").unwrap();
+    let ex = examples();
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (
+            vec![
+                "--bind".into(),
+                "M=64,N=32".into(),
+                "--input".into(),
+                format!("src={}", d.join("short.npy").display()),
+            ],
+            "10 elements (shape [10]) where the tensor's cosize is 2048",
+        ),
+        (
+            vec![
+                "--bind".into(),
+                "M=64,N=32".into(),
+                "--input".into(),
+                format!("src={}", f64_path.display()),
+            ],
+            "dtype '<f8' where the tensor's element type f32 needs '<f4'",
+        ),
+        (
+            vec![
+                "--bind".into(),
+                "M=64,N=32".into(),
+                "--input".into(),
+                format!("src={}", d.join("junk.npy").display()),
+            ],
+            "not a .npy file",
+        ),
+        (
+            vec![
+                "--bind".into(),
+                "M=64,N=32".into(),
+                "--input".into(),
+                "nope=x.npy".into(),
+            ],
+            "--input nope: kernel transpose has no tensor nope",
+        ),
+        (
+            vec!["--bind".into(), "M=64".into()],
+            "kernel transpose: bind N (--bind N=..)",
+        ),
+        (
+            vec!["--bind".into(), "M=33,N=32".into()],
+            "M=33 is not admitted by the facts of M",
+        ),
+        (
+            vec!["--bind".into(), "M=x".into()],
+            "--bind M: 'x' is not an integer",
+        ),
+    ];
+    for (extra, msg) in cases {
+        let mut args = vec![
+            "run".to_string(),
+            ex.clone(),
+            "--kernel".into(),
+            "transpose".into(),
+        ];
+        args.extend(extra);
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (code, _, err) = tessera(&a);
+        assert_eq!(code, 3, "{a:?}: {err}");
+        assert!(err.contains(msg), "{a:?}: {err}");
+    }
+    let (code, _, err) = tessera(&["run", &ex, "--kernel", "nope"]);
+    assert_eq!(code, 3);
+    assert!(
+        err.contains("no kernel 'nope' (kernels: transpose, gemm, bias_relu)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn refusals_and_unchecked() {
+    let d = dir("refusals");
+    let refuted = d.join("refuted.tess");
+    std::fs::write(
+        &refuted,
+        "tensor s : f32[(4,4):(-1,4)]\ntensor t : f32[(4,4):(4,1)]\nkernel k { t[i,j] = s[i,j] }\n",
+    )
+    .unwrap();
+    let (code, _, err) = tessera(&["run", refuted.to_str().unwrap(), "--kernel", "k"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("kernel k refused: refuted: s in bounds of its cosize 10"),
+        "{err}"
+    );
+    let unknown = d.join("unknown.tess");
+    std::fs::write(
+        &unknown,
+        "param M, N where M % 32 == 0, N % 32 == 0, 32 <= M <= 65536, 32 <= N <= 65536\n\
+         tensor s : f32[(M,N):(1,M)]\ntensor d : f32[Sw<2,0,3> o (M,N):(N,1)]\nkernel k { d[i,j] = s[i,j] }\n",
+    )
+    .unwrap();
+    let u = unknown.to_str().unwrap();
+    // Unknown for every admitted value, and nothing bound: refused.
+    let (code, _, err) = tessera(&["run", u, "--kernel", "k", "--timeout", "0.2"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("unknown") && err.contains("--unchecked"), "{err}");
+    // Proved at the bound values instead: it runs, and a note says for which values.
+    let (code, out, err) = tessera(&[
+        "run",
+        u,
+        "--kernel",
+        "k",
+        "--bind",
+        "M=32,N=32",
+        "--timeout",
+        "0.2",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("note: kernel k is proved at M=32, N=32 only"),
+        "{err}"
+    );
+    assert!(out.starts_with("ran kernel k"));
+    // Unknown even concretely (a 1 ms limit): refused, or run with a loud warning.
+    let concrete = d.join("concrete.tess");
+    std::fs::write(
+        &concrete,
+        "tensor s : f32[(256,256):(1,256)]\ntensor d : f32[Sw<3,4,3> o (256,256):(256,1)]\nkernel k { d[i,j] = s[i,j] }\n",
+    )
+    .unwrap();
+    let c = concrete.to_str().unwrap();
+    let (code, _, err) = tessera(&["run", c, "--kernel", "k", "--timeout", "0.001"]);
+    assert_eq!(code, 2, "{err}");
+    let (code, out, err) = tessera(&["run", c, "--kernel", "k", "--timeout", "0.001", "--unchecked"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("WARNING: kernel k runs UNCHECKED"), "{err}");
+    assert!(out.starts_with("ran kernel k"));
+}
+
+#[test]
+fn the_help_says_the_jit_is_not_built() {
+    let (code, out, _) = tessera(&["run", "--help"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("the Cranelift JIT is not built yet; this runs the reference"),
+        "{out}"
+    );
+}
+
+/// A round trip through NumPy, where `scripts/setup.sh` installed it (into `.deps/numpy`):
+/// NumPy writes the input, Tessera transposes it, NumPy reads the output and checks it.
+/// Skipped (with a note) when `import numpy` fails.
+#[test]
+fn a_round_trip_through_numpy() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let pythonpath = format!("{root}/.deps/numpy");
+    let py = |code: &str| {
+        Command::new("python3")
+            .args(["-c", code])
+            .env("PYTHONPATH", &pythonpath)
+            .output()
+    };
+    if !py("import numpy").is_ok_and(|o| o.status.success()) {
+        eprintln!("note: NumPy is not installed (scripts/setup.sh installs it); skipped");
+        return;
+    }
+    let d = dir("numpy");
+    let (src, dst) = (d.join("src.npy"), d.join("dst.npy"));
+    let write = format!(
+        "import numpy as np; np.save({:?}, (np.arange(64*32, dtype=np.float32) * 0.25).astype('<f4'))",
+        src.display().to_string()
+    );
+    let o = py(&write).unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (code, _, err) = tessera(&[
+        "run",
+        &examples(),
+        "--kernel",
+        "transpose",
+        "--bind",
+        "M=64,N=32",
+        "--input",
+        &format!("src={}", src.display()),
+        "--output",
+        &format!("dst={}", dst.display()),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    // src is column-major (M,N):(1,M), dst row-major (M,N):(N,1): dst, read as a C-order
+    // 64x32 array, equals src read as a Fortran-order one.
+    let check = format!(
+        "import numpy as np; s = np.load({:?}); t = np.load({:?}); assert t.dtype == np.float32 and t.shape == (2048,); \
+         assert (t.reshape(64, 32) == s.reshape(64, 32, order='F')).all()",
+        src.display().to_string(),
+        dst.display().to_string()
+    );
+    let o = py(&check).unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
