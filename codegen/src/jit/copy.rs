@@ -5,17 +5,14 @@
 //! before the code is compiled (interval analysis of the index expressions over the whole
 //! iteration space), and the buffers are checked against the proved extents at every run.
 
-use super::{JitError, index, isa};
+use super::{JitError, Param, index};
 use crate::lang::Lang;
 use crate::plan::Plan;
 use crate::signature::Signature;
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{
-    AbiParam, Block, ConstantData, Endianness, InstBuilder, MemFlagsData, UserFuncName, Value, types,
-};
-use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
-use cranelift_jit::{JITBuilder, JITModule};
-use cranelift_module::{Linkage, Module, default_libcall_names};
+use cranelift_codegen::ir::{Block, ConstantData, Endianness, InstBuilder, MemFlagsData, Value, types};
+use cranelift_frontend::FunctionBuilder;
+use cranelift_jit::JITModule;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 use tessera_ir::index::{IndexExpr, Var};
@@ -210,25 +207,7 @@ impl CopyKernel {
             _ => types::I64X2,
         };
 
-        let mut module = JITModule::new(JITBuilder::with_isa(isa()?, default_libcall_names()));
-        let mut ctx = module.make_context();
-        let ptr = module.target_config().pointer_type();
-        let mut s = module.make_signature();
-        for t in [ptr, ptr, types::I64, types::I64] {
-            s.params.push(AbiParam::new(t));
-        }
-        let id = module
-            .declare_function("copy", Linkage::Local, &s)
-            .map_err(|e| JitError::Cranelift(e.to_string()))?;
-        ctx.func.signature = s;
-        ctx.func.name = UserFuncName::user(0, id.as_u32());
-        let mut fctx = FunctionBuilderContext::new();
-        {
-            let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-            let entry = b.create_block();
-            b.append_block_params_for_function_params(entry);
-            b.switch_to_block(entry);
-            let p = b.block_params(entry).to_vec();
+        let (module, code) = super::compile_fn(&[Param::Ptr, Param::Ptr, Param::I64, Param::I64], |b, p| {
             let (src, dst, row_lo, row_hi) = (p[0], p[1], p[2], p[3]);
             let flags = MemFlagsData::trusted();
             let zero = b.ins().iconst(types::I64, 0);
@@ -242,7 +221,7 @@ impl CopyKernel {
                 let inputs = HashMap::from([(Var::Coord(0), x), (Var::Coord(1), y)]);
                 index::build(b, p, &inputs)[0]
             };
-            for_loop(&mut b, (row_lo, row_hi, 1), |b, r0| {
+            for_loop(b, (row_lo, row_hi, 1), |b, r0| {
                 for_loop(b, (zero, tiles1, 1), |b, r1| {
                     let lo0 = b.ins().imul_imm_s(r0, t0);
                     let lo1 = b.ins().imul_imm_s(r1, t1);
@@ -290,18 +269,7 @@ impl CopyKernel {
                     }
                 });
             });
-            b.ins().return_(&[]);
-            b.seal_all_blocks();
-            b.finalize(module.target_config());
-        }
-        module
-            .define_function(id, &mut ctx)
-            .map_err(|e| JitError::Cranelift(format!("{e:?}")))?;
-        module.clear_context(&mut ctx);
-        module
-            .finalize_definitions()
-            .map_err(|e| JitError::Cranelift(e.to_string()))?;
-        let code = module.get_finalized_function(id);
+        })?;
         // SAFETY: `code` is the function just defined with the signature
         // `(pointer, pointer, i64, i64) -> ()` in the platform's C calling convention, which
         // `Entry` is; it stays mapped while `module` lives, as long as `self`.

@@ -34,7 +34,7 @@ use crate::error::EmitError;
 use crate::lang::Lang;
 use crate::plan::Plan;
 use crate::signature::{Assumption, Signature};
-use cranelift_codegen::ir::{AbiParam, InstBuilder, MemFlagsData, UserFuncName, types};
+use cranelift_codegen::ir::{AbiParam, InstBuilder, MemFlagsData, UserFuncName, Value, types};
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
@@ -133,6 +133,57 @@ fn isa() -> Result<std::sync::Arc<dyn cranelift_codegen::isa::TargetIsa>, JitErr
         .map_err(|e| JitError::Cranelift(e.to_string()))
 }
 
+/// A parameter of a compiled function.
+#[derive(Clone, Copy)]
+pub(crate) enum Param {
+    /// A pointer.
+    Ptr,
+    /// A 64-bit integer.
+    I64,
+}
+
+/// Compiles one function of `params` (no results, the platform's C calling convention) whose
+/// body `body` builds from the entry block's parameters, before the return; returns the
+/// module, which owns the code, and the code's address.
+pub(crate) fn compile_fn(
+    params: &[Param],
+    body: impl FnOnce(&mut FunctionBuilder<'_>, &[Value]),
+) -> Result<(JITModule, *const u8), JitError> {
+    let cranelift = |e: &dyn std::fmt::Debug| JitError::Cranelift(format!("{e:?}"));
+    let mut module = JITModule::new(JITBuilder::with_isa(isa()?, default_libcall_names()));
+    let mut ctx = module.make_context();
+    let ptr = module.target_config().pointer_type();
+    let mut s = module.make_signature();
+    for p in params {
+        s.params.push(AbiParam::new(match p {
+            Param::Ptr => ptr,
+            Param::I64 => types::I64,
+        }));
+    }
+    let id = module
+        .declare_function("f", Linkage::Local, &s)
+        .map_err(|e| cranelift(&e))?;
+    ctx.func.signature = s;
+    ctx.func.name = UserFuncName::user(0, id.as_u32());
+    let mut fctx = FunctionBuilderContext::new();
+    {
+        let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+        let block = b.create_block();
+        b.append_block_params_for_function_params(block);
+        b.switch_to_block(block);
+        let p = b.block_params(block).to_vec();
+        body(&mut b, &p);
+        b.ins().return_(&[]);
+        b.seal_all_blocks();
+        b.finalize(module.target_config());
+    }
+    module.define_function(id, &mut ctx).map_err(|e| cranelift(&e))?;
+    module.clear_context(&mut ctx);
+    module.finalize_definitions().map_err(|e| cranelift(&e))?;
+    let code = module.get_finalized_function(id);
+    Ok((module, code))
+}
+
 impl IndexFn {
     /// Compiles `e` with the arguments and assumptions of `sig`.
     ///
@@ -144,46 +195,19 @@ impl IndexFn {
         let start = Instant::now();
         let plan = Plan::new(e, sig, Lang::C)?;
         check_total(&plan)?;
-        let mut module = JITModule::new(JITBuilder::with_isa(isa()?, default_libcall_names()));
-        let mut ctx = module.make_context();
-        let ptr = module.target_config().pointer_type();
-        let mut s = module.make_signature();
-        s.params.push(AbiParam::new(ptr));
-        s.params.push(AbiParam::new(ptr));
-        let id = module
-            .declare_function("index_fn", Linkage::Local, &s)
-            .map_err(|e| JitError::Cranelift(e.to_string()))?;
-        ctx.func.signature = s;
-        ctx.func.name = UserFuncName::user(0, id.as_u32());
-        let mut fctx = FunctionBuilderContext::new();
-        {
-            let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-            let block = b.create_block();
-            b.append_block_params_for_function_params(block);
-            b.switch_to_block(block);
-            let (args, outs) = (b.block_params(block)[0], b.block_params(block)[1]);
+        let (module, code) = compile_fn(&[Param::Ptr, Param::Ptr], |b, p| {
+            let (args, outs) = (p[0], p[1]);
             let flags = MemFlagsData::trusted();
             let mut inputs = HashMap::new();
             for (k, v) in sig.args.iter().enumerate() {
                 let x = b.ins().load(types::I64, flags, args, (8 * k) as i32);
                 inputs.insert(v.clone(), x);
             }
-            let values = index::build(&mut b, &plan, &inputs);
+            let values = index::build(b, &plan, &inputs);
             for (k, x) in values.into_iter().enumerate() {
                 b.ins().store(flags, x, outs, (8 * k) as i32);
             }
-            b.ins().return_(&[]);
-            b.seal_all_blocks();
-            b.finalize(module.target_config());
-        }
-        module
-            .define_function(id, &mut ctx)
-            .map_err(|e| JitError::Cranelift(format!("{e:?}")))?;
-        module.clear_context(&mut ctx);
-        module
-            .finalize_definitions()
-            .map_err(|e| JitError::Cranelift(e.to_string()))?;
-        let code = module.get_finalized_function(id);
+        })?;
         // SAFETY: `code` is the function just defined with the signature
         // `(pointer, pointer) -> ()` in the platform's C calling convention, which `Entry` is;
         // it stays mapped while `module` lives, and `module` lives as long as `self`.
