@@ -22,6 +22,7 @@
 //! assert!(matches!(prove_equivalent(&a, &c, &dom, &facts, &Options::default()), Verdict::Refuted(_)));
 //! ```
 
+use crate::context::valuations;
 use crate::deadline::{Deadline, in_own_context};
 use crate::error::{PResult, ProveError};
 use crate::prove::Options;
@@ -203,38 +204,17 @@ fn nonlinear(e: &IndexExpr) -> bool {
 }
 
 /// The most parameter values the case split enumerates.
-const MAX_CASES: u128 = 512;
+const MAX_CASES: u64 = 512;
 
 /// The admitted values of the parameters `names`, every combination, when they are all
 /// bounded and the combinations at most [`MAX_CASES`].
 fn cases(facts: &Facts, names: &[String]) -> Option<Vec<HashMap<Var, i64>>> {
-    let mut all: Vec<HashMap<Var, i64>> = vec![HashMap::new()];
-    for n in names {
-        let f = facts.get(n)?;
-        let (lo, hi) = (f.lo, f.hi?);
-        let m = f.modulus.max(1);
-        let first = lo + (m - lo.rem_euclid(m)) % m;
-        let count = if first > hi {
-            0
-        } else {
-            (i128::from(hi) - i128::from(first)) / i128::from(m) + 1
-        };
-        if count as u128 * all.len() as u128 > MAX_CASES {
-            return None;
-        }
-        let values: Vec<i64> = (0..count as i64).map(|k| first + k * m).collect();
-        all = all
-            .into_iter()
-            .flat_map(|c| {
-                values.iter().map(move |v| {
-                    let mut c = c.clone();
-                    c.insert(Var::Param(n.clone()), *v);
-                    c
-                })
-            })
-            .collect();
-    }
-    Some(all)
+    let all = valuations(facts, names, MAX_CASES).ok()?;
+    Some(
+        all.into_iter()
+            .map(|c| c.into_iter().map(|(n, v)| (Var::Param(n), v)).collect())
+            .collect(),
+    )
 }
 
 /// Products of a variable and a parameter are proved one admitted parameter value at a time
