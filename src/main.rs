@@ -382,44 +382,30 @@ fn run(cli: Cli) -> i32 {
             no_validate,
             timeout,
         } => {
-            let p: Vec<&str> = params.iter().map(String::as_str).collect();
-            let b: Vec<&str> = binds.iter().map(String::as_str).collect();
             let req = tessera::simplify::Request {
                 coords,
                 ranges,
                 no_validate,
                 timeout_ms: timeout,
             };
-            match Session::new(&p, &b).and_then(|s| tessera::simplify::simplify_text(&s, &expr, &req)) {
-                Ok(text) => {
-                    exit::print(&text);
-                    exit::OK
-                }
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    exit::of(&e)
-                }
-            }
+            print_from_session(
+                &params,
+                &binds,
+                |s| tessera::simplify::simplify_text(s, &expr, &req),
+                exit::of,
+            )
         }
         Cmd::Lower {
             expr,
             coords,
             params,
             binds,
-        } => {
-            let p: Vec<&str> = params.iter().map(String::as_str).collect();
-            let b: Vec<&str> = binds.iter().map(String::as_str).collect();
-            match Session::new(&p, &b).and_then(|s| tessera::lower::lower_text(&s, &expr, coords)) {
-                Ok(text) => {
-                    exit::print(&text);
-                    exit::OK
-                }
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    exit::of(&e)
-                }
-            }
-        }
+        } => print_from_session(
+            &params,
+            &binds,
+            |s| tessera::lower::lower_text(s, &expr, coords),
+            exit::of,
+        ),
         Cmd::Emit {
             expr,
             lang,
@@ -431,8 +417,6 @@ fn run(cli: Cli) -> i32 {
             no_simplify,
             no_validate,
         } => {
-            let p: Vec<&str> = params.iter().map(String::as_str).collect();
-            let b: Vec<&str> = binds.iter().map(String::as_str).collect();
             let opts = tessera::emit::Options {
                 request: tessera::simplify::Request {
                     coords,
@@ -442,23 +426,35 @@ fn run(cli: Cli) -> i32 {
                 },
                 no_simplify,
             };
-            let session = match Session::new(&p, &b) {
-                Ok(s) => s,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    return exit::of(&e);
-                }
-            };
-            match tessera::emit::emit_with(&session, &expr, lang, &name, &opts) {
-                Ok(text) => {
-                    exit::print(&text);
-                    exit::OK
-                }
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    e.exit_code()
-                }
-            }
+            print_from_session(
+                &params,
+                &binds,
+                |s| tessera::emit::emit_with(s, &expr, lang, &name, &opts),
+                tessera::emit::EmitTextError::exit_code,
+            )
+        }
+    }
+}
+
+/// A command that prints one text computed in a session of `--param` declarations and
+/// `--bind` values (`lower`, `simplify`, `emit`): the text and exit code 0, or the error on
+/// stderr and its exit code.
+fn print_from_session<E: std::fmt::Display + From<tessera::ir::Error>>(
+    params: &[String],
+    binds: &[String],
+    run: impl FnOnce(&Session) -> Result<String, E>,
+    code: impl FnOnce(&E) -> i32,
+) -> i32 {
+    let p: Vec<&str> = params.iter().map(String::as_str).collect();
+    let b: Vec<&str> = binds.iter().map(String::as_str).collect();
+    match Session::new(&p, &b).map_err(E::from).and_then(|s| run(&s)) {
+        Ok(text) => {
+            exit::print(&text);
+            exit::OK
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            code(&e)
         }
     }
 }
