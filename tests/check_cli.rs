@@ -3,15 +3,10 @@
 
 use serde_json::Value;
 use std::path::PathBuf;
-use std::process::{Command, Output};
 
-fn tessera(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tessera"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap()
-}
+#[path = "support/cli.rs"]
+mod cli;
+use cli::tessera;
 
 fn verdicts(file: &str) -> (Vec<String>, i32) {
     let out = tessera(&["check", "--json", file]);

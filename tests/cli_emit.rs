@@ -3,28 +3,14 @@
 //! with the layout at every index.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Command;
 use tessera::ir::index::Var;
 use tessera::ir::sym::Interval;
 use tessera::lang::Session;
 
-fn tessera(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tessera"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn ok(args: &[&str]) -> String {
-    let o = tessera(args);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout).unwrap()
-}
+#[path = "support/cli.rs"]
+mod cli;
+use cli::{ok, tessera};
 
 const SWIZZLED: &str = "Sw<3,3,3> o (8,64):(64,1)";
 

@@ -2,25 +2,10 @@
 //! expressions before and after, the validation line, and bad input (exit code 3 with a
 //! message, never a panic).
 
-use std::process::{Command, Output};
 
-fn tessera(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tessera"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn ok(args: &[&str]) -> String {
-    let o = tessera(args);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout).unwrap()
-}
+#[path = "support/cli.rs"]
+mod cli;
+use cli::{ok, tessera};
 
 #[test]
 fn before_after_and_the_validation() {

@@ -2,10 +2,13 @@
 //! identity that neither egg nor the normal form closes and z3 refutes, and `--prover z3`.
 
 use serde_json::Value as Json;
-use std::process::Command;
 use tessera::check::{self, Assertion, Prover, Provers};
 use tessera::identity::{self, Limits, by_normal_form, by_rewriting, by_rewriting_with};
 use tessera_verifier::{Options, Verdict};
+
+#[path = "support/cli.rs"]
+mod cli;
+use cli::tessera;
 
 fn assertions(path: &str) -> Vec<Assertion> {
     let file = format!("{}/{path}", env!("CARGO_MANIFEST_DIR"));
@@ -104,14 +107,6 @@ fn a_false_identity_is_refuted_by_z3_only() {
         assert!(matches!(v, Verdict::Refuted(_)), "{}: {v:?}", a.text);
         assert_eq!(by, Some(Prover::Z3));
     }
-}
-
-fn tessera(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_tessera"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap()
 }
 
 /// The reports name the prover of each `equal`; `--prover z3` forces z3.
