@@ -23,6 +23,20 @@ pub struct Assumption {
 }
 
 impl Assumption {
+    /// Whether `x` satisfies the assumption (its bounds and its modulus).
+    ///
+    /// ```
+    /// use tessera_codegen::Assumption;
+    /// use tessera_ir::index::Var;
+    /// let a = Assumption { var: Var::Index, lo: Some(0), hi: Some(64), modulus: 8 };
+    /// assert!(a.admits(16) && !a.admits(12) && !a.admits(72) && !a.admits(-8));
+    /// ```
+    pub fn admits(&self, x: i64) -> bool {
+        self.lo.is_none_or(|l| l <= x)
+            && self.hi.is_none_or(|h| x <= h)
+            && (self.modulus <= 1 || x % self.modulus == 0)
+    }
+
     /// The interval of values the assumption admits: `[lo, hi]` rounded inwards to multiples of
     /// the modulus.
     ///

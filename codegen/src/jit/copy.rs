@@ -8,7 +8,7 @@
 use super::{JitError, Param, index};
 use crate::lang::Lang;
 use crate::plan::Plan;
-use crate::signature::Signature;
+use crate::signature::{Assumption, Signature};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{Block, ConstantData, Endianness, InstBuilder, MemFlagsData, Value, types};
 use cranelift_frontend::FunctionBuilder;
@@ -152,25 +152,24 @@ impl CopyKernel {
         ]);
         let src_len = needed(&spec.src, &ranges, "source")?;
         let dst_len = needed(&spec.dst, &ranges, "destination")?;
-        let args = vec![Var::Coord(0), Var::Coord(1)];
-        let sig = |e: &IndexExpr| -> Result<Signature, JitError> {
-            let mut s = Signature::for_expr(e, "offset", &ranges, &HashMap::new())?;
-            s.args = args.clone();
-            s.assumptions = args
-                .iter()
-                .map(|v| crate::signature::Assumption {
-                    var: v.clone(),
+        // Both offsets are functions of `c0 < n0` and `c1 < n1`.
+        let sig = Signature {
+            name: "offset".into(),
+            args: vec![Var::Coord(0), Var::Coord(1)],
+            assumptions: [(Var::Coord(0), n0), (Var::Coord(1), n1)]
+                .into_iter()
+                .map(|(var, n)| Assumption {
+                    var,
                     lo: Some(0),
-                    hi: Some(if *v == Var::Coord(0) { n0 - 1 } else { n1 - 1 }),
+                    hi: Some(n - 1),
                     modulus: 1,
                 })
-                .collect();
-            Ok(s)
+                .collect(),
+            notes: Vec::new(),
         };
-        let (ss, ds) = (sig(&spec.src)?, sig(&spec.dst)?);
         let (ps, pd) = (
-            Plan::new(&spec.src, &ss, Lang::C)?,
-            Plan::new(&spec.dst, &ds, Lang::C)?,
+            Plan::new(&spec.src, &sig, Lang::C)?,
+            Plan::new(&spec.dst, &sig, Lang::C)?,
         );
         super::check_total(&ps)?;
         super::check_total(&pd)?;

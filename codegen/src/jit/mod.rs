@@ -250,10 +250,7 @@ impl IndexFn {
                 continue;
             };
             let x = args[k];
-            let inside = a.lo.is_none_or(|l| l <= x)
-                && a.hi.is_none_or(|h| x <= h)
-                && (a.modulus <= 1 || x % a.modulus == 0);
-            if !inside {
+            if !a.admits(x) {
                 return Err(JitError::OutOfDomain {
                     var: a.var.clone(),
                     value: x,
