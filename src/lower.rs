@@ -92,15 +92,17 @@ pub fn lower_value(session: &Session, src: &str, coords: bool, ranges: &[String]
             )
         }
         Ok(Value::Layout(l)) => {
-            size_note(&l.size()?);
-            let r = below(facts, &l.size()?);
+            let size = l.size()?;
+            size_note(&size);
+            let r = below(facts, &size);
             domain.interval(Var::Index, r);
             let at = show(r).replace("{}", "i");
             (format!("{l} at linear index i, {at}"), lower_index(&l)?)
         }
         Ok(Value::Composed(c)) if !coords => {
-            size_note(&c.inner.size()?);
-            let r = below(facts, &c.inner.size()?);
+            let size = c.inner.size()?;
+            size_note(&size);
+            let r = below(facts, &size);
             domain.interval(Var::Index, r);
             let at = show(r).replace("{}", "i");
             (format!("{c} at linear index i, {at}"), lower_composed(&c)?)

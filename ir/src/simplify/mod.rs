@@ -274,8 +274,7 @@ pub fn simplify(e: &IndexExpr, domain: &Domain, limits: &Limits) -> Result<Simpl
         let id = rebuild(&ex, g, g.find(*root), &inputs, &mut b, &mut memo)?;
         outputs.push((name.clone(), id));
     }
-    let simplified = share_quotients(&b.finish(outputs));
-    let after = simplified.cost();
+    let (simplified, after) = share_quotients(b.finish(outputs));
     let (expr, after) = if after.weighted < before.weighted {
         (simplified, after)
     } else {
@@ -293,8 +292,9 @@ pub fn simplify(e: &IndexExpr, domain: &Domain, limits: &Limits) -> Result<Simpl
 
 /// `x % c` rewritten as `x - (x / c) * c` where `x / c` is computed anyway (a shared quotient
 /// makes the remainder a multiply and a subtract). Tree extraction cannot see the sharing, so
-/// this runs on the extracted DAG; the identity holds for every `c != 0`.
-fn share_quotients(e: &IndexExpr) -> IndexExpr {
+/// this runs on the extracted DAG; the identity holds for every `c != 0`. Returns the cheaper of
+/// the two forms with its cost.
+fn share_quotients(e: IndexExpr) -> (IndexExpr, Cost) {
     let live = e.live();
     let quotients: std::collections::HashSet<(NodeId, NodeId)> = e
         .nodes()
@@ -332,10 +332,11 @@ fn share_quotients(e: &IndexExpr) -> IndexExpr {
         .map(|(n, o)| (n.clone(), ids[o.index()]))
         .collect();
     let shared = b.finish(outputs);
-    if shared.cost().weighted < e.cost().weighted {
-        shared
+    let (new, old) = (shared.cost(), e.cost());
+    if new.weighted < old.weighted {
+        (shared, new)
     } else {
-        e.clone()
+        (e, old)
     }
 }
 
