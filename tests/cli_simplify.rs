@@ -2,7 +2,6 @@
 //! expressions before and after, the validation line, and bad input (exit code 3 with a
 //! message, never a panic).
 
-
 #[path = "support/cli.rs"]
 mod cli;
 use cli::{ok, tessera};
