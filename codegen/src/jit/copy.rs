@@ -5,12 +5,12 @@
 //! before the code is compiled (interval analysis of the index expressions over the whole
 //! iteration space), and the buffers are checked against the proved extents at every run.
 
+use super::loops::for_loop;
 use super::{JitError, Param, index};
 use crate::lang::Lang;
 use crate::plan::Plan;
 use crate::signature::{Assumption, Signature};
-use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{Block, ConstantData, Endianness, InstBuilder, MemFlagsData, Value, types};
+use cranelift_codegen::ir::{ConstantData, Endianness, InstBuilder, MemFlagsData, Value, types};
 use cranelift_frontend::FunctionBuilder;
 use cranelift_jit::JITModule;
 use std::collections::HashMap;
@@ -105,28 +105,6 @@ fn needed(e: &IndexExpr, ranges: &HashMap<Var, Interval>, which: &str) -> Result
             "the {which} offsets are not proved inside [0, n): the interval analysis gives {r:?}"
         ))),
     }
-}
-
-/// A counted loop `for v in (lo..hi).step_by(step) { body }`, leaving the builder after it.
-fn for_loop(
-    b: &mut FunctionBuilder<'_>,
-    (lo, hi, step): (Value, Value, i64),
-    body: impl FnOnce(&mut FunctionBuilder<'_>, Value),
-) {
-    let head: Block = b.create_block();
-    let inner = b.create_block();
-    let exit = b.create_block();
-    b.append_block_param(head, types::I64);
-    b.ins().jump(head, &[lo.into()]);
-    b.switch_to_block(head);
-    let v = b.block_params(head)[0];
-    let more = b.ins().icmp(IntCC::SignedLessThan, v, hi);
-    b.ins().brif(more, inner, &[], exit, &[]);
-    b.switch_to_block(inner);
-    body(b, v);
-    let next = b.ins().iadd_imm_s(v, step);
-    b.ins().jump(head, &[next.into()]);
-    b.switch_to_block(exit);
 }
 
 impl CopyKernel {

@@ -27,6 +27,7 @@
 
 mod copy;
 mod index;
+mod loops;
 
 pub use copy::{CopyKernel, CopyMode, CopySpec};
 
