@@ -41,7 +41,9 @@ mod rust;
 mod signature;
 
 pub use error::EmitError;
-pub use jit::{CopyKernel, CopyMode, CopySpec, IndexFn, JitError};
+pub use jit::{
+    CompiledKernel, CopyKernel, CopyMode, CopySpec, IndexFn, JitError, JitOptions, StmtPath, Times,
+};
 pub use lang::Lang;
 pub use names::sanitize;
 pub use signature::{Assumption, Signature};

@@ -25,11 +25,14 @@
 
 #![allow(unsafe_code)] // calling JIT-compiled code; each use states why it is sound
 
+mod convert;
 mod copy;
 mod index;
+mod kernel;
 mod loops;
 
 pub use copy::{CopyKernel, CopyMode, CopySpec};
+pub use kernel::{CompiledKernel, JitOptions, StmtPath, Times};
 
 use crate::error::EmitError;
 use crate::lang::Lang;
@@ -73,6 +76,9 @@ pub enum JitError {
     /// not proved inside their buffers).
     #[error("copy: {0}")]
     Copy(String),
+    /// A kernel that cannot be compiled for these values (bindings, layouts).
+    #[error("{0}")]
+    Kernel(crate::kernel::RunError),
     /// A call outside the domain.
     #[error("{var} = {value} is outside the domain ({facts})")]
     OutOfDomain {
@@ -150,6 +156,20 @@ pub(crate) fn compile_fn(
     params: &[Param],
     body: impl FnOnce(&mut FunctionBuilder<'_>, &[Value]),
 ) -> Result<(JITModule, *const u8), JitError> {
+    compile_returning(params, None, |b, p| {
+        body(b, p);
+        b.ins().return_(&[]);
+    })
+}
+
+/// Compiles one function of `params` returning one value of type `ret` (or nothing), whose
+/// body `body` builds from the entry block's parameters, every `return` included; returns
+/// the module, which owns the code, and the code's address.
+pub(crate) fn compile_returning(
+    params: &[Param],
+    ret: Option<cranelift_codegen::ir::Type>,
+    body: impl FnOnce(&mut FunctionBuilder<'_>, &[Value]),
+) -> Result<(JITModule, *const u8), JitError> {
     let cranelift = |e: &dyn std::fmt::Debug| JitError::Cranelift(format!("{e:?}"));
     let mut module = JITModule::new(JITBuilder::with_isa(isa()?, default_libcall_names()));
     let mut ctx = module.make_context();
@@ -160,6 +180,9 @@ pub(crate) fn compile_fn(
             Param::Ptr => ptr,
             Param::I64 => types::I64,
         }));
+    }
+    if let Some(t) = ret {
+        s.returns.push(AbiParam::new(t));
     }
     let id = module
         .declare_function("f", Linkage::Local, &s)
@@ -174,7 +197,6 @@ pub(crate) fn compile_fn(
         b.switch_to_block(block);
         let p = b.block_params(block).to_vec();
         body(&mut b, &p);
-        b.ins().return_(&[]);
         b.seal_all_blocks();
         b.finalize(module.target_config());
     }

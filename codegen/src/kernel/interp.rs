@@ -16,6 +16,8 @@
 //!   complement, as a compiled kernel's would), integer division truncates, and an integer
 //!   division by zero is an error. `fma` is fused (`mul_add`). Casts to integers saturate
 //!   (NaN becomes 0), as Rust's `as` does.
+//! * Float `max`/`min` are IEEE 754-2019 `maximumNumber`/`minimumNumber`: a NaN operand is
+//!   ignored and `+0 > -0`. f16/bf16 narrowing rounds to nearest even ([`super::f32_to_f16`]).
 //! * The outer iteration order is row-major over the target's indices; it does not change the
 //!   result, since the output layout is proved injective and no statement reads its own
 //!   output at other indices (the front end refuses that race).
@@ -26,12 +28,13 @@ use super::buffer::Buffer;
 use super::error::RunError;
 use super::ir::{Access, BinOp, ElemType, Kernel, Op, Stmt, StoreKind, UnOp};
 use super::proof::Proved;
+use super::round::{bf16_to_f32, f16_to_f32, f32_to_bf16, f32_to_f16};
 use half::{bf16, f16};
 use std::collections::HashMap;
 
 /// A value in its compute type.
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Scalar {
+pub(crate) enum Scalar {
     F32(f32),
     F64(f64),
     I32(i32),
@@ -290,20 +293,28 @@ fn load(b: &Buffer, o: usize) -> Scalar {
         Buffer::F64(v) => Scalar::F64(v[o]),
         Buffer::I32(v) => Scalar::I32(v[o]),
         Buffer::I64(v) => Scalar::I64(v[o]),
-        Buffer::F16(v) => Scalar::F32(v[o].to_f32()),
-        Buffer::BF16(v) => Scalar::F32(v[o].to_f32()),
+        Buffer::F16(v) => Scalar::F32(f16_to_f32(v[o].to_bits())),
+        Buffer::BF16(v) => Scalar::F32(bf16_to_f32(v[o].to_bits())),
     }
 }
 
 fn store(b: &mut Buffer, o: usize, x: Scalar) {
+    // A value of the buffer's own compute type is stored as it is (through f64 a signalling
+    // NaN would be made quiet).
+    match (&mut *b, x) {
+        (Buffer::F32(v), Scalar::F32(x)) => return v[o] = x,
+        (Buffer::F16(v), Scalar::F32(x)) => return v[o] = f16::from_bits(f32_to_f16(x)),
+        (Buffer::BF16(v), Scalar::F32(x)) => return v[o] = bf16::from_bits(f32_to_bf16(x)),
+        _ => {}
+    }
     match b {
         Buffer::F32(v) => v[o] = as_f64(x) as f32,
         Buffer::F64(v) => v[o] = as_f64(x),
         Buffer::I32(v) => v[o] = as_i64(x) as i32,
         Buffer::I64(v) => v[o] = as_i64(x),
-        // `from_f32` rounds to nearest, ties to even.
-        Buffer::F16(v) => v[o] = f16::from_f32(as_f64(x) as f32),
-        Buffer::BF16(v) => v[o] = bf16::from_f32(as_f64(x) as f32),
+        // Rounded to nearest, ties to even (see `round`).
+        Buffer::F16(v) => v[o] = f16::from_bits(f32_to_f16(as_f64(x) as f32)),
+        Buffer::BF16(v) => v[o] = bf16::from_bits(f32_to_bf16(as_f64(x) as f32)),
     }
 }
 
@@ -322,6 +333,16 @@ fn as_i64(x: Scalar) -> i64 {
         Scalar::F64(v) => v as i64,
         Scalar::I32(v) => i64::from(v),
         Scalar::I64(v) => v,
+    }
+}
+
+/// The value of a constant node (`Int` or `Float`) in its compute type, as every backend
+/// uses it; `None` for other operations.
+pub(crate) fn constant(op: &Op, ty: ElemType) -> Option<Scalar> {
+    match op {
+        Op::Int(c) => Some(cast_i64(*c, ty)),
+        Op::Float(c) => Some(cast_f64(*c, ty)),
+        _ => None,
     }
 }
 
@@ -351,8 +372,8 @@ fn cast(x: Scalar, ty: ElemType) -> Scalar {
             Scalar::I64(v) => v as i32,
         }),
         ElemType::I64 => Scalar::I64(as_i64(x)),
-        ElemType::F16 => Scalar::F32(f16::from_f32(cast_f32(x)).to_f32()),
-        ElemType::BF16 => Scalar::F32(bf16::from_f32(cast_f32(x)).to_f32()),
+        ElemType::F16 => Scalar::F32(f16_to_f32(f32_to_f16(cast_f32(x)))),
+        ElemType::BF16 => Scalar::F32(bf16_to_f32(f32_to_bf16(cast_f32(x)))),
     }
 }
 
@@ -376,6 +397,27 @@ fn unary(op: UnOp, x: Scalar) -> Scalar {
     }
 }
 
+/// IEEE 754-2019 `maximumNumber` (with `>`) or `minimumNumber` (with `<`): a NaN operand is
+/// ignored (two NaNs give the second), and `+0` is above `-0`. Every backend computes these
+/// bits (Rust's own `max` leaves the zeros' order open).
+macro_rules! max_num {
+    ($a:expr, $b:expr, $cmp:tt) => {{
+        let (a, b) = ($a, $b);
+        if a.is_nan() {
+            b
+        } else if b.is_nan() {
+            a
+        } else if a == b {
+            // Equal: differ only for zeros of opposite signs.
+            if (a.is_sign_negative() $cmp b.is_sign_negative()) { b } else { a }
+        } else if a $cmp b {
+            a
+        } else {
+            b
+        }
+    }};
+}
+
 macro_rules! float_op {
     ($op:expr, $a:expr, $b:expr) => {
         match $op {
@@ -383,8 +425,8 @@ macro_rules! float_op {
             BinOp::Sub => $a - $b,
             BinOp::Mul => $a * $b,
             BinOp::Div => $a / $b,
-            BinOp::Max => $a.max($b),
-            BinOp::Min => $a.min($b),
+            BinOp::Max => max_num!($a, $b, >),
+            BinOp::Min => max_num!($a, $b, <),
         }
     };
 }

@@ -12,11 +12,13 @@ mod interp;
 mod ir;
 mod lemmas;
 mod proof;
+mod round;
 
 pub use bind::{check_bindings, params_of};
 pub use buffer::Buffer;
 pub use error::RunError;
 pub use interp::run;
+pub(crate) use interp::{Scalar, constant};
 pub use ir::{
     Access, BinOp, ElemType, Index, IndexId, Kernel, Node, Op, Stmt, StoreKind, Tensor, TensorId, Tile, UnOp,
     ValueId,
@@ -25,3 +27,4 @@ pub use proof::{
     Method, Obligation, ObligationKind, Proved, Refusal, kernel_verdict, obligation_property, obligations,
     prove_kernel,
 };
+pub use round::{bf16_to_f32, f16_to_f32, f32_to_bf16, f32_to_f16};

@@ -83,3 +83,39 @@ impl IndexExpr {
         b.finish(outputs)
     }
 }
+
+impl IndexExpr {
+    /// The same expression with every input in `names` read as the input it maps to (the
+    /// others kept): the offsets of a tensor, written over its own dimensions `c0, c1, ..`, as
+    /// a function of a loop nest's coordinates.
+    ///
+    /// ```
+    /// use std::collections::HashMap;
+    /// use tessera_ir::index::{parse_index, Var};
+    /// let e = parse_index("c0 * 8 + c1").unwrap();
+    /// let swap = HashMap::from([(Var::Coord(0), Var::Coord(1)), (Var::Coord(1), Var::Coord(0))]);
+    /// let r = e.renamed(&swap);
+    /// assert_eq!(r.eval(&[("c0", 3), ("c1", 2)]).unwrap(), vec![2 * 8 + 3]);
+    /// ```
+    pub fn renamed(&self, names: &HashMap<Var, Var>) -> IndexExpr {
+        let mut b = Builder::new();
+        let mut ids: Vec<NodeId> = Vec::with_capacity(self.nodes.len());
+        for n in &self.nodes {
+            let id = match n {
+                Node::Const(v) => b.konst(*v),
+                Node::Var(v) => b.var(names.get(v).unwrap_or(v).clone()),
+                Node::Op(op, args) => {
+                    let a: Vec<NodeId> = args.iter().map(|c| ids[c.index()]).collect();
+                    b.op(*op, &a)
+                }
+            };
+            ids.push(id);
+        }
+        let outputs = self
+            .outputs
+            .iter()
+            .map(|(n, o)| (n.clone(), ids[o.index()]))
+            .collect();
+        b.finish(outputs)
+    }
+}

@@ -1,0 +1,424 @@
+//! Kernels of the kernel language compiled to native code with Cranelift.
+//!
+//! [`CompiledKernel::compile`] takes a [`Proved`] kernel (its accesses proved inside their
+//! buffers, its outputs written once) and the launch's parameter values, and compiles each
+//! statement:
+//! * a rank-2 copy between two tensors of one type, through [`crate::CopyKernel`] (tiled,
+//!   vectorised or transposed in registers where contiguity is proved);
+//! * anything else to a loop nest over the statement's tiles ([`StmtPath::Loop`]): index code
+//!   from the layouts (simplified with egg, validated, invariant parts left to Cranelift's
+//!   loop-invariant code motion), four lanes at a time along the innermost index where every
+//!   access is proved contiguous or invariant along it, and the interpreter's semantics
+//!   exactly, so results are bit-identical to [`crate::kernel::run`].
+//!
+//! [`CompiledKernel::run`] checks the buffers against the cosizes and runs the statements in
+//! order, each split over threads by tiles.
+//!
+//! ```
+//! use std::collections::HashMap;
+//! use std::sync::Arc;
+//! use tessera_codegen::kernel::*;
+//! use tessera_codegen::{CompiledKernel, JitOptions};
+//! use tessera_ir::{sym::{Facts, SymInt}};
+//! use tessera_verifier::{Func, Options};
+//! let facts = Arc::new(Facts::default());
+//! let tensor = |name: &str, l: &str| {
+//!     let layout = Func::parse(l, &facts).unwrap();
+//!     let Func::Layout(ly) = &layout else { unreachable!() };
+//!     Tensor { name: name.into(), elem: ElemType::F32, dims: ly.shape().modes().iter()
+//!         .map(|m| SymInt::product(m.leaves()).unwrap()).collect(),
+//!         cosize: ly.cosize().unwrap(), layout }
+//! };
+//! let (src, dst) = (TensorId::new(0), TensorId::new(1));
+//! let (i, j) = (IndexId::new(0), IndexId::new(1));
+//! let k = Kernel {
+//!     name: "scale".into(),
+//!     tensors: vec![tensor("src", "(8,3):(1,8)"), tensor("dst", "(8,3):(3,1)")],
+//!     indices: vec![Index { name: "i".into(), extent: SymInt::lit(8) },
+//!                   Index { name: "j".into(), extent: SymInt::lit(3) }],
+//!     tiles: vec![],
+//!     stmts: vec![Stmt {
+//!         target: Access { tensor: dst, indices: vec![i, j] },
+//!         kind: StoreKind::Assign,
+//!         nodes: vec![
+//!             Node { op: Op::Load(Access { tensor: src, indices: vec![i, j] }), ty: ElemType::F32 },
+//!             Node { op: Op::Float(2.0), ty: ElemType::F32 },
+//!             Node { op: Op::Binary(BinOp::Mul, ValueId::new(0), ValueId::new(1)), ty: ElemType::F32 },
+//!         ],
+//!         value: ValueId::new(2),
+//!         outer: vec![i, j],
+//!         contraction: vec![],
+//!     }],
+//! };
+//! let p = Proved::check(k, &Options::default(), false).unwrap();
+//! let jit = CompiledKernel::compile(&p, &HashMap::new(), &JitOptions::default()).unwrap();
+//! let mut bufs = vec![Buffer::F32((0..24).map(|x| x as f32).collect()), Buffer::zeros(ElemType::F32, 24)];
+//! jit.run(&mut bufs, 2).unwrap();
+//! let Buffer::F32(d) = &bufs[1] else { unreachable!() };
+//! assert_eq!(d[3 * 5 + 2], 2.0 * (5 + 8 * 2) as f32); // dst[5, 2] = 2 * src[5, 2]
+//! ```
+
+mod prepare;
+mod stmt;
+mod value;
+
+use super::JitError;
+use super::copy::{CopyKernel, CopyMode, CopySpec};
+use crate::kernel::{Buffer, ElemType, Proved, RunError, check_bindings};
+use prepare::{PrepTime, TensorCode, tensor_code};
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+use stmt::{LoopFn, compile_stmt, copy_source};
+use tessera_ir::index::Var;
+
+/// How [`CompiledKernel::compile`] works.
+#[derive(Clone, Debug)]
+pub struct JitOptions {
+    /// Validate the simplified index code (the default); without it, the naive lowering is
+    /// used (never an unvalidated rewrite).
+    pub validate: bool,
+    /// The time limit of each contiguity proof, in milliseconds.
+    pub proof_timeout_ms: u64,
+    /// The tile of rank-2 copies without a declared tiling (`[rows, columns]`).
+    pub copy_tile: [i64; 2],
+}
+
+impl Default for JitOptions {
+    fn default() -> Self {
+        JitOptions {
+            validate: true,
+            proof_timeout_ms: 1_000,
+            copy_tile: [8, 128],
+        }
+    }
+}
+
+/// Where compilation spent its time.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Times {
+    /// Lowering the layouts and simplifying them with egg.
+    pub simplify: Duration,
+    /// Validating the simplified index code (enumeration or z3).
+    pub validate: Duration,
+    /// The contiguity proofs that decide vectorisation.
+    pub proofs: Duration,
+    /// Cranelift: code generation and linking, every statement.
+    pub compile: Duration,
+}
+
+/// How one statement was compiled.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StmtPath {
+    /// Nothing to run: an index has extent 0.
+    Empty,
+    /// A rank-2 copy ([`crate::CopyKernel`]) in the given mode.
+    Copy(CopyMode),
+    /// A loop nest: the innermost index, and whether it runs four lanes at a time.
+    Loop {
+        /// The innermost index's name.
+        inner: String,
+        /// Whether the innermost loop is vectorised.
+        vector: bool,
+        /// The number of tiles the threads share.
+        tiles: i64,
+    },
+}
+
+enum Code {
+    Empty,
+    Copy {
+        kernel: CopyKernel,
+        src: usize,
+        dst: usize,
+    },
+    Loop(LoopFn),
+}
+
+/// A kernel compiled for one set of parameter values (see the module documentation).
+pub struct CompiledKernel {
+    name: String,
+    tensors: Vec<(String, ElemType, usize)>,
+    code: Vec<Code>,
+    paths: Vec<StmtPath>,
+    times: Times,
+    /// Whether the kernel runs unproved (`--unchecked`): offsets not proved are checked, and
+    /// statements run on one thread.
+    unchecked: bool,
+}
+
+impl CompiledKernel {
+    /// Compiles the proved kernel `p` for the parameter values `bindings`.
+    ///
+    /// @pre none: unbound or inadmissible parameters, values other than those a kernel was
+    /// proved at, and index code that is not total on the domain are errors.
+    /// @post [`CompiledKernel::run`] computes what [`crate::kernel::run`] computes, bit for bit.
+    pub fn compile(
+        p: &Proved,
+        bindings: &HashMap<String, i64>,
+        opts: &JitOptions,
+    ) -> Result<CompiledKernel, JitError> {
+        let k = p.kernel();
+        check_bindings(k, bindings).map_err(JitError::Kernel)?;
+        if let Some(b) = p.bound() {
+            for (name, v) in b {
+                if bindings.get(name) != Some(v) {
+                    return Err(JitError::Kernel(RunError::NotProvedFor {
+                        name: name.clone(),
+                        proved: *v,
+                    }));
+                }
+            }
+        }
+        let mut times = Times::default();
+        let mut prep = PrepTime::default();
+        let codes: Vec<TensorCode> = k
+            .tensors
+            .iter()
+            .map(|t| tensor_code(t, bindings, opts.validate, &mut prep))
+            .collect::<Result<_, _>>()
+            .map_err(|e| JitError::Kernel(RunError::Layout(e)))?;
+        times.simplify = prep.simplify;
+        times.validate = prep.validate;
+        let extents: Vec<i64> = k
+            .indices
+            .iter()
+            .map(|x| x.extent.eval(bindings))
+            .collect::<Result<_, _>>()
+            .map_err(|e| JitError::Kernel(RunError::Layout(e.to_string())))?;
+        let unchecked = p.unchecked().is_some();
+        let mut code = Vec::with_capacity(k.stmts.len());
+        let mut paths = Vec::with_capacity(k.stmts.len());
+        for s in &k.stmts {
+            if s.outer
+                .iter()
+                .chain(&s.contraction)
+                .any(|x| extents[x.index()] <= 0)
+            {
+                code.push(Code::Empty);
+                paths.push(StmtPath::Empty);
+                continue;
+            }
+            if let Some(c) = copy_kernel(k, s, &codes, &extents, opts, &mut times) {
+                paths.push(StmtPath::Copy(c.0.mode()));
+                code.push(Code::Copy {
+                    kernel: c.0,
+                    src: c.1,
+                    dst: c.2,
+                });
+                continue;
+            }
+            let f = compile_stmt(
+                k,
+                s,
+                &codes,
+                &extents,
+                unchecked,
+                opts.proof_timeout_ms,
+                &mut times.proofs,
+            )?;
+            times.compile += f.compile_time;
+            paths.push(StmtPath::Loop {
+                inner: k.indices[f.inner.index()].name.clone(),
+                vector: f.vector,
+                tiles: f.tiles,
+            });
+            code.push(Code::Loop(f));
+        }
+        Ok(CompiledKernel {
+            name: k.name.clone(),
+            tensors: k
+                .tensors
+                .iter()
+                .zip(&codes)
+                .map(|(t, c)| (t.name.clone(), t.elem, c.len))
+                .collect(),
+            code,
+            paths,
+            times,
+            unchecked,
+        })
+    }
+
+    /// The kernel's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// How each statement was compiled, in order.
+    pub fn paths(&self) -> &[StmtPath] {
+        &self.paths
+    }
+
+    /// Where compilation spent its time.
+    pub fn times(&self) -> Times {
+        self.times
+    }
+
+    /// Runs the kernel on `buffers` (one per tensor, in the kernel's order, each exactly its
+    /// cosize at the compiled values) over `threads` threads.
+    ///
+    /// Errors: the wrong number, type or length of buffers, no thread; while running (a kernel
+    /// run unchecked, or integer arithmetic), an offset outside its buffer (never accessed) or
+    /// an integer division by zero; other statements' writes may have happened then.
+    pub fn run(&self, buffers: &mut [Buffer], threads: usize) -> Result<(), RunError> {
+        if buffers.len() != self.tensors.len() {
+            return Err(RunError::BufferCount {
+                expected: self.tensors.len(),
+                got: buffers.len(),
+            });
+        }
+        for ((name, elem, len), b) in self.tensors.iter().zip(buffers.iter()) {
+            if b.elem() != *elem {
+                return Err(RunError::BufferType {
+                    tensor: name.clone(),
+                    expected: elem.name(),
+                    got: b.elem().name(),
+                });
+            }
+            if b.len() != *len {
+                return Err(RunError::BufferLength {
+                    tensor: name.clone(),
+                    expected: *len as i64,
+                    got: b.len(),
+                });
+            }
+        }
+        if threads == 0 {
+            return Err(RunError::Layout("no thread to run on".into()));
+        }
+        let threads = if self.unchecked { 1 } else { threads };
+        for c in &self.code {
+            match c {
+                Code::Empty => {}
+                Code::Copy { kernel, src, dst } => run_copy(kernel, buffers, *src, *dst, threads)?,
+                Code::Loop(f) => {
+                    let bases: Vec<usize> = buffers.iter_mut().map(address).collect();
+                    if let Err((status, off)) = f.run(&bases, threads) {
+                        return Err(self.failure(status, off));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn failure(&self, status: i64, off: i64) -> RunError {
+        if (1..=ElemType::ALL.len() as i64).contains(&status) {
+            return RunError::DivisionByZero(ElemType::ALL[(status - 1) as usize]);
+        }
+        let t = (status - value::OUT_OF_BOUNDS) as usize;
+        match self.tensors.get(t) {
+            Some((name, _, len)) if status >= value::OUT_OF_BOUNDS => RunError::OutOfBounds {
+                tensor: name.clone(),
+                offset: off,
+                len: *len,
+            },
+            _ => RunError::Layout(format!(
+                "internal: a compiled statement failed with status {status}"
+            )),
+        }
+    }
+}
+
+/// The address of a buffer's first element.
+fn address(b: &mut Buffer) -> usize {
+    match b {
+        Buffer::F32(v) => v.as_mut_ptr() as usize,
+        Buffer::F64(v) => v.as_mut_ptr() as usize,
+        Buffer::I32(v) => v.as_mut_ptr() as usize,
+        Buffer::I64(v) => v.as_mut_ptr() as usize,
+        Buffer::F16(v) => v.as_mut_ptr() as usize,
+        Buffer::BF16(v) => v.as_mut_ptr() as usize,
+    }
+}
+
+/// A rank-2 copy `dst[x, y] = src[..]` between two tensors of one type, the source's indices
+/// the target's (in any order), compiled as a [`CopyKernel`]; `None` when it does not apply or
+/// the copy kernel refuses it (the loop nest then compiles it).
+fn copy_kernel(
+    k: &crate::kernel::Kernel,
+    s: &crate::kernel::Stmt,
+    codes: &[TensorCode],
+    extents: &[i64],
+    opts: &JitOptions,
+    times: &mut Times,
+) -> Option<(CopyKernel, usize, usize)> {
+    let src = copy_source(k, s)?;
+    let (t, u) = (s.target.tensor.index(), src.tensor.index());
+    let x = &s.target.indices;
+    if t == u || x.len() != 2 || x[0] == x[1] || src.indices.len() != 2 {
+        return None;
+    }
+    // Coordinates of the copy: c0 = x[0], c1 = x[1]; the source's dimension d reads the
+    // coordinate of its index.
+    let pos = |i| x.iter().position(|y| *y == i).map(|p| Var::Coord(p as u32));
+    let names: HashMap<Var, Var> = src
+        .indices
+        .iter()
+        .enumerate()
+        .map(|(d, i)| Some((Var::Coord(d as u32), pos(*i)?)))
+        .collect::<Option<_>>()?;
+    if names.len() != 2 || names.values().collect::<std::collections::HashSet<_>>().len() != 2 {
+        return None;
+    }
+    let declared: HashMap<_, _> = k.tiles.iter().map(|t| (t.index, t.size)).collect();
+    let tile = match (declared.get(&x[0]), declared.get(&x[1])) {
+        (Some(a), Some(b)) => [*a, *b],
+        _ => opts.copy_tile,
+    };
+    let spec = CopySpec {
+        src: codes[u].expr.renamed(&names),
+        dst: codes[t].expr.clone(),
+        extents: [extents[x[0].index()], extents[x[1].index()]],
+        elem_bytes: codes[t].elem.bytes() as u8,
+        tile,
+    };
+    let start = Instant::now();
+    let c = CopyKernel::compile(&spec).ok()?;
+    let total = start.elapsed();
+    times.proofs += c.proof_time();
+    times.compile += total.saturating_sub(c.proof_time());
+    // The copy kernel's own interval proof must fit the buffers.
+    (c.src_len <= codes[u].len && c.dst_len <= codes[t].len).then_some((c, u, t))
+}
+
+/// Runs a compiled copy on two distinct buffers of `bufs`.
+fn run_copy(
+    c: &CopyKernel,
+    bufs: &mut [Buffer],
+    src: usize,
+    dst: usize,
+    threads: usize,
+) -> Result<(), RunError> {
+    let (s, d) = if src < dst {
+        let (l, r) = bufs.split_at_mut(dst);
+        (&l[src], &mut r[0])
+    } else {
+        let (l, r) = bufs.split_at_mut(src);
+        (&r[0], &mut l[dst])
+    };
+    let r = match (s, d) {
+        (Buffer::F32(a), Buffer::F32(b)) => c.run(a, b, threads),
+        (Buffer::F64(a), Buffer::F64(b)) => c.run(a, b, threads),
+        (Buffer::I32(a), Buffer::I32(b)) => c.run(a, b, threads),
+        (Buffer::I64(a), Buffer::I64(b)) => c.run(a, b, threads),
+        (Buffer::F16(a), Buffer::F16(b)) => c.run(a, b, threads),
+        (Buffer::BF16(a), Buffer::BF16(b)) => c.run(a, b, threads),
+        _ => {
+            return Err(RunError::Layout(
+                "internal: a copy between buffers of two types".into(),
+            ));
+        }
+    };
+    r.map_err(|e| RunError::Layout(e.to_string()))
+}
+
+impl std::fmt::Debug for CompiledKernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CompiledKernel")
+            .field("name", &self.name)
+            .field("paths", &self.paths)
+            .field("unchecked", &self.unchecked)
+            .finish_non_exhaustive()
+    }
+}

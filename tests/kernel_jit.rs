@@ -1,0 +1,390 @@
+//! The Cranelift JIT against the reference interpreter: the example kernels, and random
+//! kernels (random layouts: hierarchical, swizzled, broadcast, padded; every element type;
+//! random expressions with casts, min/max, fma, division; `=` and `+=`), bit for bit, on 1
+//! and 3 threads; the checks a launch makes.
+
+use proptest::prelude::*;
+use std::collections::HashMap;
+use tessera::check;
+use tessera_codegen::kernel::{Buffer, ElemType, Proved, RunError, run};
+use tessera_codegen::{CompiledKernel, JitError, JitOptions, StmtPath};
+use tessera_verifier::Options;
+
+fn opts() -> Options {
+    Options {
+        timeout_ms: Some(60_000),
+    }
+}
+
+fn kernel(src: &str, name: &str) -> tessera_codegen::kernel::Kernel {
+    let cf = check::load("k.tess", src).unwrap_or_else(|e| panic!("{e}\n{src}"));
+    cf.kernels
+        .into_iter()
+        .find(|k| k.name == name)
+        .expect("the kernel")
+}
+
+fn examples() -> String {
+    std::fs::read_to_string(format!("{}/examples/kernels.tess", env!("CARGO_MANIFEST_DIR"))).unwrap()
+}
+
+fn bind(pairs: &[(&str, i64)]) -> HashMap<String, i64> {
+    pairs.iter().map(|(n, v)| (n.to_string(), *v)).collect()
+}
+
+/// Seeded values of every type: floats in [-4, 4) (some exact halves, so that ties occur
+/// when narrowing), integers in [-50, 50).
+fn buffer(elem: ElemType, len: usize, seed: u64) -> Buffer {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let mut unit = || ((next() >> 40) as f64 / (1u64 << 24) as f64) * 8.0 - 4.0;
+    match elem {
+        ElemType::F32 => Buffer::F32((0..len).map(|_| unit() as f32).collect()),
+        ElemType::F64 => Buffer::F64((0..len).map(|_| unit()).collect()),
+        ElemType::I32 => Buffer::I32((0..len).map(|_| (unit() * 12.5) as i32).collect()),
+        ElemType::I64 => Buffer::I64((0..len).map(|_| (unit() * 12.5) as i64).collect()),
+        ElemType::F16 => Buffer::F16((0..len).map(|_| half::f16::from_f64(unit())).collect()),
+        ElemType::BF16 => Buffer::BF16((0..len).map(|_| half::bf16::from_f64(unit())).collect()),
+    }
+}
+
+/// The buffers of a kernel's tensors at `b`, seeded.
+fn buffers(p: &Proved, b: &HashMap<String, i64>, seed: u64) -> Vec<Buffer> {
+    p.kernel()
+        .tensors
+        .iter()
+        .enumerate()
+        .map(|(i, t)| buffer(t.elem, t.cosize.eval(b).unwrap() as usize, seed + i as u64))
+        .collect()
+}
+
+/// Bit patterns, for comparisons that see NaN payloads and signed zeros.
+fn bits(b: &Buffer) -> Vec<u64> {
+    match b {
+        Buffer::F32(v) => v.iter().map(|x| u64::from(x.to_bits())).collect(),
+        Buffer::F64(v) => v.iter().map(|x| x.to_bits()).collect(),
+        Buffer::I32(v) => v.iter().map(|x| *x as u32 as u64).collect(),
+        Buffer::I64(v) => v.iter().map(|x| *x as u64).collect(),
+        Buffer::F16(v) => v.iter().map(|x| u64::from(x.to_bits())).collect(),
+        Buffer::BF16(v) => v.iter().map(|x| u64::from(x.to_bits())).collect(),
+    }
+}
+
+/// Runs `p` with the interpreter and the JIT (1 and 3 threads) from the same inputs; both
+/// results, bit for bit, or the same error.
+fn same(p: &Proved, b: &HashMap<String, i64>, seed: u64) -> Result<Vec<StmtPath>, String> {
+    let jit = CompiledKernel::compile(p, b, &JitOptions::default()).map_err(|e| format!("compile: {e}"))?;
+    let start = buffers(p, b, seed);
+    let mut want = start.clone();
+    let r = run(p, b, &mut want);
+    for threads in [1, 3] {
+        let mut got = start.clone();
+        let g = jit.run(&mut got, threads);
+        match (&r, &g) {
+            (Ok(()), Ok(())) => {
+                for (t, (x, y)) in want.iter().zip(&got).enumerate() {
+                    let (x, y) = (bits(x), bits(y));
+                    if let Some(i) = (0..x.len()).find(|&i| x[i] != y[i]) {
+                        return Err(format!(
+                            "tensor {} element {i}: interpreter {:#x}, JIT {:#x} ({threads} threads, paths {:?})",
+                            p.kernel().tensors[t].name,
+                            x[i],
+                            y[i],
+                            jit.paths()
+                        ));
+                    }
+                }
+            }
+            (Err(e), Err(f)) if e == f => {}
+            _ => return Err(format!("interpreter {r:?}, JIT {g:?}")),
+        }
+    }
+    Ok(jit.paths().to_vec())
+}
+
+#[test]
+fn the_example_kernels_equal_the_interpreter() {
+    let src = examples();
+    let b = bind(&[("M", 96), ("N", 64), ("K", 48)]);
+    for name in ["transpose", "gemm", "bias_relu"] {
+        let p = Proved::check(kernel(&src, name), &opts(), false).unwrap();
+        let paths = same(&p, &b, 7).unwrap_or_else(|e| panic!("{name}: {e}"));
+        match name {
+            "transpose" => assert!(matches!(paths[0], StmtPath::Copy(_)), "{paths:?}"),
+            "bias_relu" => assert!(
+                matches!(&paths[0], StmtPath::Loop { inner, vector: true, .. } if inner == "j"),
+                "{paths:?}"
+            ),
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn partial_tiles_and_odd_extents_equal_the_interpreter() {
+    let file = "tensor x : f32[(7,13):(13,1)]\ntensor y : bf16[(7,13):(1,7)]\n\
+                tensor s : f64[13:1]\n\
+                kernel k tile i:4, j:5 { y[i,j] = bf16(x[i,j] * 3 - 1) }\n\
+                kernel r { s[j] += f64(x[i,j]) * 0.5 }\n";
+    for name in ["k", "r"] {
+        let p = Proved::check(kernel(file, name), &opts(), false).unwrap();
+        same(&p, &HashMap::new(), 3).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+}
+
+#[test]
+fn integer_division_by_zero_is_an_error_not_a_trap() {
+    let file = "tensor a : i32[(4,8):(8,1)]\ntensor b : i32[(4,8):(1,4)]\ntensor c : i32[(4,8):(8,1)]\n\
+                kernel d { c[i,j] = a[i,j] / (b[i,j] - b[i,j]) }\n\
+                kernel m { c[i,j] = (a[i,j] - 2147483647 - 1) / (b[i,j] - b[i,j] - 1) }\n";
+    let p = Proved::check(kernel(file, "d"), &opts(), false).unwrap();
+    let jit = CompiledKernel::compile(&p, &HashMap::new(), &JitOptions::default()).unwrap();
+    let mut bufs = buffers(&p, &HashMap::new(), 1);
+    assert_eq!(
+        jit.run(&mut bufs, 2),
+        Err(RunError::DivisionByZero(ElemType::I32))
+    );
+    // MIN / -1 wraps (as the interpreter's wrapping_div), no trap.
+    let p = Proved::check(kernel(file, "m"), &opts(), false).unwrap();
+    same(&p, &HashMap::new(), 2).unwrap();
+}
+
+#[test]
+fn a_launch_checks_values_and_buffers() {
+    let src = examples();
+    let p = Proved::check(kernel(&src, "bias_relu"), &opts(), false).unwrap();
+    // A value the facts do not admit, and a missing one.
+    let e = CompiledKernel::compile(&p, &bind(&[("M", 33), ("N", 64)]), &JitOptions::default()).unwrap_err();
+    assert!(matches!(e, JitError::Kernel(RunError::NotAdmitted { .. })), "{e}");
+    let e = CompiledKernel::compile(&p, &bind(&[("M", 32)]), &JitOptions::default()).unwrap_err();
+    assert!(matches!(e, JitError::Kernel(RunError::Unbound(_))), "{e}");
+    let b = bind(&[("M", 32), ("N", 64)]);
+    let jit = CompiledKernel::compile(&p, &b, &JitOptions::default()).unwrap();
+    let mut bufs = buffers(&p, &b, 1);
+    assert!(matches!(
+        jit.run(&mut bufs[..2], 1),
+        Err(RunError::BufferCount { .. })
+    ));
+    let mut wrong = bufs.clone();
+    wrong[1] = Buffer::zeros(ElemType::F32, 32 * 64);
+    assert!(matches!(jit.run(&mut wrong, 1), Err(RunError::BufferType { .. })));
+    let mut short = bufs.clone();
+    short[2] = Buffer::zeros(ElemType::F16, 63);
+    assert!(matches!(
+        jit.run(&mut short, 1),
+        Err(RunError::BufferLength { .. })
+    ));
+    assert!(jit.run(&mut bufs, 0).is_err());
+}
+
+#[test]
+fn an_unchecked_kernel_checks_its_offsets_in_compiled_code() {
+    // A swizzle whose bound the structural proof cannot see, and a timeout of 1 ms: unknown;
+    // run unchecked with a buffer too short for some offsets, the JIT stops with the
+    // interpreter's error instead of writing outside.
+    let file = "tensor s : f32[(16,16):(16,1)]\ntensor d : f32[Sw<2,0,4> o (16,16):(16,1)]\n\
+                kernel k { d[i,j] = s[i,j] }\n";
+    let k = kernel(file, "k");
+    let p = match Proved::check(k.clone(), &Options { timeout_ms: Some(1) }, true) {
+        Ok(p) => p,
+        Err(r) => panic!("{r}"),
+    };
+    same(&p, &HashMap::new(), 5).unwrap();
+}
+
+/// One dimension of a random layout: a leaf or two leaves.
+#[derive(Clone, Debug)]
+struct Dim(Vec<i64>);
+
+/// A layout over `ds` with flat strides `st` (`None` for compact in a random order).
+fn layout(ds: &[Dim], st: &[i64]) -> String {
+    let mut k = 0;
+    let (mut shape, mut stride) = (Vec::new(), Vec::new());
+    for Dim(l) in ds {
+        let s: Vec<String> = l.iter().map(i64::to_string).collect();
+        let t: Vec<String> = st[k..k + l.len()].iter().map(i64::to_string).collect();
+        k += l.len();
+        if l.len() == 1 {
+            shape.push(s[0].clone());
+            stride.push(t[0].clone());
+        } else {
+            shape.push(format!("({})", s.join(",")));
+            stride.push(format!("({})", t.join(",")));
+        }
+    }
+    format!("({}):({})", shape.join(","), stride.join(","))
+}
+
+/// Compact strides for the leaves of `ds` in the order `perm`, with a gap of `pad`.
+fn compact(ds: &[Dim], perm: &[usize], pad: i64) -> Vec<i64> {
+    let flat: Vec<i64> = ds.iter().flat_map(|d| d.0.clone()).collect();
+    let mut st = vec![0i64; flat.len()];
+    let mut m = 1;
+    for &k in perm.iter().filter(|&&k| k < flat.len()) {
+        st[k] = m;
+        m *= flat[k] + pad;
+    }
+    st
+}
+
+fn dim() -> impl Strategy<Value = Dim> {
+    prop_oneof![
+        (1i64..10).prop_map(|s| Dim(vec![s])),
+        (1i64..4, 1i64..4).prop_map(|(a, b)| Dim(vec![a, b]))
+    ]
+}
+
+/// An element type (the 32-bit lane types more often, since they vectorise).
+fn elem() -> impl Strategy<Value = &'static str> {
+    prop_oneof![
+        3 => Just("f32"),
+        1 => Just("f64"),
+        2 => Just("i32"),
+        1 => Just("i64"),
+        3 => Just("f16"),
+        2 => Just("bf16")
+    ]
+}
+
+/// A random expression over the reads `leaves` (already typed `ty`), depth `d`.
+fn expr(leaves: Vec<String>, ty: &'static str, d: u32) -> BoxedStrategy<String> {
+    let float = !ty.starts_with('i');
+    let leaf = prop_oneof![
+        proptest::sample::select(leaves.clone()),
+        (0i64..5).prop_map(|c| c.to_string()),
+        proptest::sample::select(leaves.clone()).prop_map(move |x| format!("{ty}({x})")),
+    ];
+    if d == 0 {
+        return leaf.boxed();
+    }
+    let sub = expr(leaves.clone(), ty, d - 1);
+    let ops: Vec<&'static str> = if float {
+        vec!["+", "-", "*", "/", "max", "min", "fma", "abs", "neg", "cast"]
+    } else {
+        vec!["+", "-", "*", "max", "min", "abs", "neg", "fma"]
+    };
+    (
+        proptest::sample::select(ops),
+        sub.clone(),
+        sub.clone(),
+        sub,
+        elem(),
+    )
+        .prop_map(move |(op, a, b, c, via)| match op {
+            "max" | "min" => format!("{op}({a}, {b})"),
+            "fma" => format!("fma({a}, {b}, {c})"),
+            "abs" | "neg" => format!("{op}({a})"),
+            "cast" => format!("{ty}({via}({a}))"),
+            o => format!("({a} {o} {b})"),
+        })
+        .boxed()
+}
+
+/// A random kernel: an output `y[i,j]` (injective, maybe padded, maybe swizzled), inputs
+/// `x[i,j]` (any strides, broadcast included), `b[j]`, `w[j,k]` for a `+=`, every tensor of a
+/// random type, the value cast to the output's type.
+fn kernels() -> impl Strategy<Value = String> {
+    let perm = Just(()).prop_perturb(|_, mut rng| {
+        let mut v = vec![0usize, 1, 2, 3];
+        for k in (1..4).rev() {
+            v.swap(k, (rng.next_u32() as usize) % (k + 1));
+        }
+        v
+    });
+    (
+        (dim(), dim(), 1i64..6),
+        (perm, 0i64..2, prop_oneof![Just(None), (1i64..3, 0i64..2).prop_map(|(b, m)| Some((b, m, b + m + 1)))]),
+        proptest::collection::vec(0i64..7, 4),
+        (elem(), elem(), elem()),
+        (any::<bool>(), proptest::option::of((1i64..6, 1i64..6)), any::<bool>()),
+    )
+        .prop_flat_map(|((di, dj, nk), (perm, pad, sw), xs, (ty, tx, tb), (acc, tile, dense))| {
+            let ds = vec![di.clone(), dj.clone()];
+            // Dense kernels: no padding and no declared tiles, the common case of real code.
+            let (pad, tile) = if dense { (0, None) } else { (pad, tile) };
+            let ny: i64 = dj.0.iter().product();
+            let yl = layout(&ds, &compact(&ds, &perm, pad));
+            let yl = match sw {
+                // A swizzle over a compact layout whose cosize is a multiple of its span
+                // keeps the offsets in the buffer only sometimes: the proof decides.
+                Some((b, m, s)) => format!("Sw<{b},{m},{s}> o {yl}"),
+                None => yl,
+            };
+            let nx = ds.iter().map(|d| d.0.len()).sum::<usize>();
+            // Half the inputs are compact like the output (so that four-lane code is tried).
+            let xl = if dense { layout(&ds, &compact(&ds, &perm, 0)) } else { layout(&ds, &xs[..nx]) };
+            let decls = format!(
+                "tensor y : {ty}[{yl}]\ntensor x : {tx}[{xl}]\ntensor b : {tb}[{ny}:1]\ntensor w : {tx}[({ny},{nk}):({nk},1)]\n"
+            );
+            let leaves = vec![format!("{ty}(x[i,j])"), format!("{ty}(b[j])")];
+            let kl = vec![format!("{ty}(w[j,k])"), format!("{ty}(x[i,j])")];
+            let tiles = match tile {
+                Some((a, c)) => format!(" tile i:{a}, j:{c}"),
+                None => String::new(),
+            };
+            let body = if acc { expr(kl, ty, 2) } else { expr(leaves, ty, 3) };
+            body.prop_map(move |e| {
+                let op = if acc { "+=" } else { "=" };
+                format!("{decls}kernel k{tiles} {{ y[i,j] {op} {e} }}\n")
+            })
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 160, ..ProptestConfig::default() })]
+
+    /// Every random kernel that the front end accepts and the proof admits computes, compiled,
+    /// exactly what the interpreter computes, or fails with the same error.
+    #[test]
+    fn compiled_kernels_equal_the_interpreter(file in kernels(), seed in 0u64..1000) {
+        let Ok(cf) = check::load("k.tess", &file) else { return Ok(()) };
+        let Some(k) = cf.kernels.into_iter().next() else { return Ok(()) };
+        let Ok(p) = Proved::check(k, &opts(), false) else { return Ok(()) };
+        if let Err(e) = same(&p, &HashMap::new(), seed) {
+            prop_assert!(false, "{file}\n{e}");
+        }
+    }
+}
+
+/// The generator reaches the JIT: most random kernels pass the front end and the proof, and
+/// both the one-lane and the four-lane loops, `=` and `+=`, and the copy kernel occur.
+#[test]
+fn the_random_kernels_exercise_every_path() {
+    use proptest::strategy::ValueTree;
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let (mut ran, mut vector, mut scalar, mut copies, mut sums) = (0, 0, 0, 0, 0);
+    let total = 200;
+    for _ in 0..total {
+        let file = kernels().new_tree(&mut runner).unwrap().current();
+        let Ok(cf) = check::load("k.tess", &file) else {
+            continue;
+        };
+        let Some(k) = cf.kernels.into_iter().next() else {
+            continue;
+        };
+        let Ok(p) = Proved::check(k, &opts(), false) else {
+            continue;
+        };
+        ran += 1;
+        sums += usize::from(file.contains("+="));
+        for path in same(&p, &HashMap::new(), 1).unwrap_or_else(|e| panic!("{file}\n{e}")) {
+            match path {
+                StmtPath::Loop { vector: true, .. } => vector += 1,
+                StmtPath::Loop { vector: false, .. } => scalar += 1,
+                StmtPath::Copy(_) => copies += 1,
+                StmtPath::Empty => {}
+            }
+        }
+    }
+    eprintln!("ran {ran} of {total}: {vector} vector, {scalar} scalar, {copies} copies, {sums} sums");
+    assert!(ran * 2 > total, "only {ran} of {total} random kernels ran");
+    assert!(
+        vector > 10 && scalar > 10 && sums > 10,
+        "{vector} vector, {scalar} scalar, {sums} sums"
+    );
+}
