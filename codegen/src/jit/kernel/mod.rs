@@ -19,7 +19,7 @@
 //! use std::sync::Arc;
 //! use tessera_codegen::kernel::*;
 //! use tessera_codegen::{CompiledKernel, JitOptions};
-//! use tessera_ir::{sym::{Facts, SymInt}};
+//! use tessera_ir::{Int, sym::{Facts, SymInt}};
 //! use tessera_verifier::{Func, Options};
 //! let facts = Arc::new(Facts::default());
 //! let tensor = |name: &str, l: &str| {
