@@ -18,6 +18,7 @@ pub mod emit;
 pub mod exit;
 pub mod identity;
 pub mod kernel;
+pub mod kernel_bench;
 pub mod lang;
 pub mod language;
 pub mod lower;

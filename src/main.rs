@@ -45,9 +45,8 @@ enum Cmd {
         #[arg(long, value_name = "auto|z3", default_value = "auto", value_parser = parse_provers)]
         prover: tessera::check::Provers,
     },
-    /// Run a kernel of a check file with the reference interpreter, after proving its
-    /// accesses in bounds (the Cranelift JIT is not built yet; this runs the reference
-    /// interpreter).
+    /// Run a kernel of a check file, compiled with Cranelift, after proving its accesses in
+    /// bounds and its output written once.
     #[command(after_help = tessera::run::RUN_HELP)]
     Run {
         /// The check file.
@@ -73,6 +72,18 @@ enum Cmd {
         /// Seed of the random values of tensors without --input.
         #[arg(long, default_value_t = 0)]
         seed: u64,
+        /// Threads to split the tiles over (default: every core).
+        #[arg(long, value_name = "N")]
+        threads: Option<usize>,
+        /// Also run the reference interpreter and compare the outputs.
+        #[arg(long)]
+        verify: bool,
+        /// Time the kernel and same-run references; print key=value lines.
+        #[arg(long)]
+        bench: bool,
+        /// Run the reference interpreter only (no compilation).
+        #[arg(long, conflicts_with_all = ["bench", "verify"])]
+        interpret: bool,
     },
     /// Prove one property, e.g. `tessera prove injective '(4,8):(8,1)'` or
     /// `tessera prove bank_conflict_free 'Sw<3,3,3> o (8,64):(64,1)' '((8,4),8):((1,64),8)' elem=2 access=16`.
@@ -350,6 +361,10 @@ fn run(cli: Cli) -> i32 {
             unchecked,
             timeout,
             seed,
+            threads,
+            verify,
+            bench,
+            interpret,
         } => tessera::run::run_kernel(&tessera::run::RunArgs {
             file: &file,
             kernel: &kernel,
@@ -359,6 +374,10 @@ fn run(cli: Cli) -> i32 {
             unchecked,
             timeout,
             seed,
+            threads,
+            verify,
+            bench,
+            interpret,
         }),
         Cmd::Prove {
             property,

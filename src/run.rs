@@ -1,34 +1,47 @@
-//! `tessera run`: proves a kernel of a check file, then runs it with the reference
-//! interpreter on `.npy` buffers. The Cranelift JIT is not built yet.
+//! `tessera run`: proves a kernel of a check file, compiles it with Cranelift and runs it on
+//! `.npy` buffers; `--verify` compares with the reference interpreter, `--bench` times it
+//! against same-run references (see [`crate::kernel_bench`]).
 
 use crate::check;
 use crate::exit;
+use crate::kernel_bench;
 use crate::npy;
 use half::{bf16, f16};
 use std::collections::HashMap;
 use tessera_codegen::kernel::{Buffer, ElemType, Proved, params_of, run};
+use tessera_codegen::{CompiledKernel, JitOptions};
 use tessera_verifier::{Options, Verdict};
 
 /// The long help of `tessera run`.
 pub const RUN_HELP: &str = "\
-The Cranelift JIT is not built yet; this runs the reference interpreter (layouts evaluated
-directly, no compilation).
-
 Before it runs, the kernel's accesses are proved inside their buffers and its outputs written
 once, for every parameter value the facts admit, or else (a note says so) at the --bind values
 of this run. A refuted proof refuses the kernel (exit 1,
 with the counterexample); an unknown one refuses it (exit 2) unless --unchecked is given, and
-then a WARNING on stderr says the kernel runs unproved (every offset is still checked as it is
-used, and one outside its buffer stops the run with an error).
+then a WARNING on stderr says the kernel runs unproved (the compiled code then checks every
+offset it cannot prove, and one outside its buffer stops the run with an error; it runs on one
+thread).
+
+The kernel is compiled with Cranelift for the bound values: rank-2 copies by the copy kernel,
+other statements as loop nests over their tiles, four lanes at a time where every access is
+proved contiguous along the innermost index; tiles are spread over --threads threads (default:
+every core). The result is bit-identical to the reference interpreter's (--interpret runs that
+alone); --verify runs both and compares every output bit for bit.
 
 Buffers are .npy files holding the tensor's buffer: cosize elements, flat, little-endian, of
 dtype <f4 (f32), <f8 (f64), <i4 (i32), <i8 (i64), <f2 (f16) or <u2 (the bits of a bf16).
 A tensor without --input gets seeded random values (--seed): floats in [-1, 1), integers in
 [-100, 100). --output writes a tensor's buffer after the run (any tensor of the kernel).
 
+--bench prints key=value lines: the compile, simplify, validate and proof times; the kernel's
+median time over repeated runs; its traffic (every buffer read and written once) in GB/s and,
+for kernels with a contraction, GFLOP/s; and, measured in the same run, memcpy of the same
+number of bytes into an existing buffer (memcpy_gbps) and, for a contraction, the naive loop
+over the same layouts (naive_gflops).
+
 EXIT CODES
   0 ran, 1 refused (refuted), 2 refused (unknown), 3 bad input (file, kernel, binding, .npy),
-  4 internal error
+  4 internal error (including a --verify mismatch)
 ";
 
 /// What `tessera run` was asked.
@@ -49,6 +62,14 @@ pub struct RunArgs<'a> {
     pub timeout: f64,
     /// The seed of the random inputs.
     pub seed: u64,
+    /// Threads (`None`: every core).
+    pub threads: Option<usize>,
+    /// Compare with the reference interpreter.
+    pub verify: bool,
+    /// Time the kernel and the references.
+    pub bench: bool,
+    /// Run the reference interpreter only.
+    pub interpret: bool,
 }
 
 fn bad(msg: impl std::fmt::Display) -> i32 {
@@ -126,6 +147,7 @@ pub fn run_kernel(a: &RunArgs<'_>) -> i32 {
     let opts = Options {
         timeout_ms: Some((a.timeout * 1000.0).ceil() as u64),
     };
+    let proof_start = std::time::Instant::now();
     let proved = match Proved::check_at(k.clone(), &bindings, &opts, a.unchecked) {
         Ok(p) => p,
         Err(r) => {
@@ -141,6 +163,7 @@ pub fn run_kernel(a: &RunArgs<'_>) -> i32 {
             };
         }
     };
+    let proof_time = proof_start.elapsed();
     if let Some(b) = proved.bound() {
         let v: Vec<String> = b.iter().map(|(n, x)| format!("{n}={x}")).collect();
         eprintln!(
@@ -209,9 +232,46 @@ pub fn run_kernel(a: &RunArgs<'_>) -> i32 {
         };
         buffers.push(b);
     }
-    if let Err(e) = run(&proved, &bindings, &mut buffers) {
-        return bad(format_args!("kernel {}: {e}", k.name));
+    let threads = a
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if threads == 0 {
+        return bad("--threads must be at least 1");
     }
+    let engine = if a.interpret {
+        if let Err(e) = run(&proved, &bindings, &mut buffers) {
+            return bad(format_args!("kernel {}: {e}", k.name));
+        }
+        "the reference interpreter".to_string()
+    } else {
+        let jit = match CompiledKernel::compile(&proved, &bindings, &JitOptions::default()) {
+            Ok(j) => j,
+            Err(e) => return bad(format_args!("kernel {}: {e}", k.name)),
+        };
+        let reference = (a.verify || a.bench).then(|| buffers.clone());
+        if let Err(e) = jit.run(&mut buffers, threads) {
+            return bad(format_args!("kernel {}: {e}", k.name));
+        }
+        if a.verify {
+            let mut want = reference.clone().unwrap_or_default();
+            if let Err(e) = run(&proved, &bindings, &mut want) {
+                return bad(format_args!("kernel {} (reference interpreter): {e}", k.name));
+            }
+            match kernel_bench::compare(k, &want, &buffers, jit.bit_exact()) {
+                Ok(how) => println!("verify=ok ({how})"),
+                Err(e) => {
+                    eprintln!("error: kernel {}: --verify: {e}", k.name);
+                    return exit::INTERNAL;
+                }
+            }
+        }
+        if a.bench {
+            let mut scratch = reference.unwrap_or_default();
+            kernel_bench::report(k, &jit, &mut scratch, threads, &bindings, proof_time);
+        }
+        let paths: Vec<String> = jit.paths().iter().map(|p| p.to_string()).collect();
+        format!("the JIT on {threads} thread(s): {}", paths.join("; "))
+    };
     for (t, f) in outputs {
         let bytes = match npy::write(&buffers[t]) {
             Ok(b) => b,
@@ -227,10 +287,6 @@ pub fn run_kernel(a: &RunArgs<'_>) -> i32 {
         .zip(&buffers)
         .map(|(t, b)| format!("{}:{}[{}]", t.name, t.elem.name(), b.len()))
         .collect();
-    println!(
-        "ran kernel {} with the reference interpreter ({})",
-        k.name,
-        lens.join(", ")
-    );
+    println!("ran kernel {} with {engine} ({})", k.name, lens.join(", "));
     exit::OK
 }

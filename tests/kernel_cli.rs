@@ -1,5 +1,6 @@
-//! `tessera run`: .npy files written by the test, the reference interpreter's result read
-//! back, and every refusal and bad input with its exit code.
+//! `tessera run`: .npy files written by the test, the compiled kernel's result read back (and
+//! the reference interpreter's), `--verify`, `--bench`, `--threads`, and every refusal and bad
+//! input with its exit code.
 
 use std::process::Command;
 
@@ -63,16 +64,38 @@ fn transpose_through_npy_files() {
         &format!("dst={}", d.join("dst.npy").display()),
     ]);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(
-        out,
-        "ran kernel transpose with the reference interpreter (dst:f32[2048], src:f32[2048])\n"
+    assert!(
+        out.starts_with("ran kernel transpose with the JIT on ")
+            && out.ends_with("(dst:f32[2048], src:f32[2048])\n"),
+        "{out}"
     );
+    assert!(out.contains("copy kernel (Transpose4)"), "{out}");
     let dst = read_f32(&d.join("dst.npy"));
     for i in 0..m {
         for j in 0..n {
             assert_eq!(dst[i * n + j], src[i + m * j]);
         }
     }
+    // The reference interpreter alone writes the same file.
+    let (code, out, err) = tessera(&[
+        "run",
+        &examples(),
+        "--kernel",
+        "transpose",
+        "--bind",
+        "M=64,N=32",
+        "--interpret",
+        "--input",
+        &format!("src={}", d.join("src.npy").display()),
+        "--output",
+        &format!("dst={}", d.join("ref.npy").display()),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        "ran kernel transpose with the reference interpreter (dst:f32[2048], src:f32[2048])\n"
+    );
+    assert_eq!(read_f32(&d.join("ref.npy")), dst);
 }
 
 #[test]
@@ -254,13 +277,97 @@ fn refusals_and_unchecked() {
 }
 
 #[test]
-fn the_help_says_the_jit_is_not_built() {
+fn the_help_documents_the_jit_and_its_flags() {
     let (code, out, _) = tessera(&["run", "--help"]);
     assert_eq!(code, 0);
-    assert!(
-        out.contains("the Cranelift JIT is not built yet; this runs the reference"),
-        "{out}"
-    );
+    for needle in [
+        "--threads",
+        "--verify",
+        "--bench",
+        "--interpret",
+        "bit-identical",
+        "memcpy_gbps",
+    ] {
+        assert!(out.contains(needle), "{needle}: {out}");
+    }
+}
+
+#[test]
+fn verify_compares_bit_for_bit_on_every_thread_count() {
+    for (kernel, threads) in [
+        ("bias_relu", "1"),
+        ("bias_relu", "3"),
+        ("gemm", "2"),
+        ("transpose", "2"),
+    ] {
+        let (code, out, err) = tessera(&[
+            "run",
+            &examples(),
+            "--kernel",
+            kernel,
+            "--bind",
+            "M=64,N=96,K=32",
+            "--threads",
+            threads,
+            "--verify",
+            "--seed",
+            "9",
+        ]);
+        assert_eq!(code, 0, "{kernel}: {err}");
+        assert!(out.contains("verify=ok ("), "{kernel}: {out}");
+        assert!(
+            out.contains(&format!("with the JIT on {threads} thread(s)")),
+            "{out}"
+        );
+    }
+}
+
+#[test]
+fn bench_prints_key_value_figures() {
+    let (code, out, err) = tessera(&[
+        "run",
+        &examples(),
+        "--kernel",
+        "gemm",
+        "--bind",
+        "M=64,N=64,K=64",
+        "--bench",
+        "--threads",
+        "1",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let keys: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.split_once('=').map(|(k, _)| k))
+        .collect();
+    for k in [
+        "kernel",
+        "threads",
+        "proof_ms",
+        "simplify_ms",
+        "validate_ms",
+        "compile_ms",
+        "time_ms",
+        "bytes",
+        "gbps",
+        "memcpy_gbps",
+        "ratio_memcpy",
+        "gflops",
+    ] {
+        assert!(keys.contains(&k), "{k} missing: {out}");
+    }
+    let value = |k: &str| -> f64 {
+        out.lines()
+            .find_map(|l| l.strip_prefix(&format!("{k}=")))
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    // Every buffer read and written once: A and B read, C read and written (64*64 f32 each).
+    assert_eq!(value("bytes"), (4 * 64 * 64 * 4) as f64);
+    assert!(value("time_ms") > 0.0 && value("gflops") > 0.0);
+    let (code, _, err) = tessera(&["run", &examples(), "--kernel", "gemm", "--threads", "0"]);
+    assert_eq!(code, 3, "{err}");
 }
 
 /// A round trip through NumPy, where `scripts/setup.sh` installed it (into `.deps/numpy`):

@@ -1,0 +1,168 @@
+//! `tessera run --verify` and `--bench`: comparing the compiled kernel's outputs with the
+//! reference interpreter's, and timing the kernel against references measured in the same run
+//! (`memcpy` of the same bytes; for a contraction, the naive loop over the same layouts).
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+use tessera_codegen::CompiledKernel;
+use tessera_codegen::kernel::{Buffer, Kernel, Op, StoreKind};
+
+/// The relative tolerance of outputs whose sums are reordered (see
+/// [`CompiledKernel::bit_exact`]): `|got - want| <= TOLERANCE * (|want| + 1)`.
+pub const TOLERANCE: f64 = 1e-4;
+
+/// Every element of a buffer, as f64 (for tolerances) and as bits (for exact comparison).
+fn elements(b: &Buffer) -> (Vec<f64>, Vec<u64>) {
+    match b {
+        Buffer::F32(v) => (
+            v.iter().map(|x| f64::from(*x)).collect(),
+            v.iter().map(|x| u64::from(x.to_bits())).collect(),
+        ),
+        Buffer::F64(v) => (v.clone(), v.iter().map(|x| x.to_bits()).collect()),
+        Buffer::I32(v) => (
+            v.iter().map(|x| f64::from(*x)).collect(),
+            v.iter().map(|x| *x as u32 as u64).collect(),
+        ),
+        Buffer::I64(v) => (
+            v.iter().map(|x| *x as f64).collect(),
+            v.iter().map(|x| *x as u64).collect(),
+        ),
+        Buffer::F16(v) => (
+            v.iter().map(|x| x.to_f64()).collect(),
+            v.iter().map(|x| u64::from(x.to_bits())).collect(),
+        ),
+        Buffer::BF16(v) => (
+            v.iter().map(|x| x.to_f64()).collect(),
+            v.iter().map(|x| u64::from(x.to_bits())).collect(),
+        ),
+    }
+}
+
+/// Compares the buffers after the interpreter (`want`) and the JIT (`got`): bit for bit when
+/// `exact`, else within [`TOLERANCE`]. The first difference is the error.
+pub fn compare(k: &Kernel, want: &[Buffer], got: &[Buffer], exact: bool) -> Result<String, String> {
+    let mut n = 0usize;
+    let mut worst = 0f64;
+    for (t, (w, g)) in want.iter().zip(got).enumerate() {
+        let ((wv, wb), (gv, gb)) = (elements(w), elements(g));
+        for i in 0..wb.len() {
+            n += 1;
+            if wb[i] == gb[i] {
+                continue;
+            }
+            let err = (gv[i] - wv[i]).abs() / (wv[i].abs() + 1.0);
+            if exact || err.is_nan() || err > TOLERANCE {
+                return Err(format!(
+                    "tensor {} element {i}: the interpreter gives {}, the JIT {}",
+                    k.tensors[t].name, wv[i], gv[i]
+                ));
+            }
+            worst = worst.max(err);
+        }
+    }
+    Ok(if exact {
+        format!("{n} elements bit-identical to the reference interpreter")
+    } else {
+        format!("{n} elements within {TOLERANCE:e} of the reference interpreter (worst {worst:.1e})")
+    })
+}
+
+/// The median of `runs` timings of `f` after one warm-up run (at least 3, at most 50, about
+/// half a second).
+fn median(mut f: impl FnMut()) -> Duration {
+    f();
+    let mut times = Vec::new();
+    let start = Instant::now();
+    while times.len() < 3 || (times.len() < 50 && start.elapsed() < Duration::from_millis(500)) {
+        let t = Instant::now();
+        f();
+        times.push(t.elapsed());
+    }
+    times.sort();
+    times[times.len() / 2]
+}
+
+/// Bytes of every buffer read plus every buffer written (once each), and floating-point or
+/// integer operations of the contractions (one per arithmetic node and one per sum, at every
+/// point).
+fn traffic(k: &Kernel, bufs: &[Buffer], extents: &[i64]) -> (f64, f64) {
+    let bytes = |t: usize| (bufs[t].len() * k.tensors[t].elem.bytes()) as f64;
+    let mut read = vec![false; k.tensors.len()];
+    let mut written = vec![false; k.tensors.len()];
+    let mut ops = 0f64;
+    for s in &k.stmts {
+        written[s.target.tensor.index()] = true;
+        if s.kind == StoreKind::Accumulate {
+            read[s.target.tensor.index()] = true;
+        }
+        let mut arith = 0f64;
+        for n in &s.nodes {
+            match &n.op {
+                Op::Load(a) => read[a.tensor.index()] = true,
+                Op::Int(_) | Op::Float(_) | Op::Cast(_) => {}
+                _ => arith += 1.0,
+            }
+        }
+        if !s.contraction.is_empty() {
+            let points: f64 = s
+                .outer
+                .iter()
+                .chain(&s.contraction)
+                .map(|x| extents[x.index()] as f64)
+                .product();
+            ops += points * (arith + 1.0);
+        }
+    }
+    let total = (0..k.tensors.len())
+        .map(|t| bytes(t) * (f64::from(u8::from(read[t])) + f64::from(u8::from(written[t]))))
+        .sum();
+    (total, ops)
+}
+
+/// Prints the `--bench` figures, one `key=value` per line.
+pub fn report(
+    k: &Kernel,
+    jit: &CompiledKernel,
+    bufs: &mut [Buffer],
+    threads: usize,
+    bindings: &HashMap<String, i64>,
+    proof: Duration,
+) {
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let extents: Vec<i64> = k
+        .indices
+        .iter()
+        .map(|x| x.extent.eval(bindings).unwrap_or(0))
+        .collect();
+    let t = jit.times();
+    println!("kernel={}", k.name);
+    println!("threads={threads}");
+    println!("proof_ms={:.3}", ms(proof));
+    println!("simplify_ms={:.3}", ms(t.simplify));
+    println!("validate_ms={:.3}", ms(t.validate));
+    println!("contiguity_proofs_ms={:.3}", ms(t.proofs));
+    println!("compile_ms={:.3}", ms(t.compile));
+    let time = median(|| {
+        // Timing only: the first run's results were kept (and verified) before this.
+        let _ = jit.run(bufs, threads);
+    });
+    let (bytes, ops) = traffic(k, bufs, &extents);
+    println!("time_ms={:.3}", ms(time));
+    println!("bytes={bytes}");
+    let gbps = bytes / time.as_secs_f64() / 1e9;
+    println!("gbps={gbps:.2}");
+    let half = (bytes / 2.0) as usize;
+    let src = vec![1u8; half];
+    let mut dst = vec![0u8; half];
+    let mc = median(|| {
+        dst.copy_from_slice(std::hint::black_box(&src));
+        std::hint::black_box(&mut dst);
+    });
+    let mgbps = bytes / mc.as_secs_f64() / 1e9;
+    println!("memcpy_gbps={mgbps:.2}");
+    println!("ratio_memcpy={:.3}", gbps / mgbps);
+    if ops > 0.0 {
+        let gf = ops / time.as_secs_f64() / 1e9;
+        println!("gflops={gf:.3}");
+    }
+}
