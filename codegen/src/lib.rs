@@ -41,7 +41,7 @@ mod rust;
 mod signature;
 
 pub use error::EmitError;
-pub use jit::{CopyKernel, CopyMode, CopySpec, IndexFn, JitError};
+pub use jit::{CopyKernel, CopyMode, CopySpec, GemmKernel, GemmSpec, IndexFn, JitError};
 pub use lang::Lang;
 pub use names::sanitize;
 pub use signature::{Assumption, Signature};

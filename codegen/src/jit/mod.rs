@@ -26,10 +26,12 @@
 #![allow(unsafe_code)] // calling JIT-compiled code; each use states why it is sound
 
 mod copy;
+mod gemm;
 mod index;
 mod loops;
 
 pub use copy::{CopyKernel, CopyMode, CopySpec};
+pub use gemm::{GemmKernel, GemmSpec};
 
 use crate::error::EmitError;
 use crate::lang::Lang;
@@ -73,6 +75,10 @@ pub enum JitError {
     /// not proved inside their buffers).
     #[error("copy: {0}")]
     Copy(String),
+    /// A matrix product that cannot be compiled or run as asked (extents, buffers, offsets not
+    /// proved inside their buffers, no thread).
+    #[error("gemm: {0}")]
+    Gemm(String),
     /// A call outside the domain.
     #[error("{var} = {value} is outside the domain ({facts})")]
     OutOfDomain {
