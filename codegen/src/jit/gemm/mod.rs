@@ -74,14 +74,16 @@ struct Blocking {
 /// FMA): 4 x 12 accumulators (12 of the 16 xmm registers, the A vector and a B broadcast
 /// beside them) ran at about 52-57 GFLOP/s, 8 x 6 and 8 x 4 at 49-53, 12 x 4 at 31 (spills);
 /// unrolling `k` in the loop body did not help (45-54: Cranelift's register moves on the loop's
-/// back edge stay); `KC` 512 beat 256 and 1024; `MC` between 48 and 192 made no difference.
+/// back edge stay); `KC` 512 beat 256 and 1024; `MC` between 48 and 192 made no difference;
+/// `NC` 768 (a packed B block of 6 MiB, four copies of each value) ran as fast as 3072 and
+/// allocates less.
 const BLOCKING: Blocking = Blocking {
     mr: 4,
     nr: 12,
     unroll: 1,
     kc: 512,
     mc: 96,
-    nc: 3072,
+    nc: 768,
 };
 
 /// What to multiply: the offsets of the three operands and the extents.
