@@ -172,8 +172,10 @@ fn edges_and_every_layout_kind() {
 
 #[test]
 fn a_large_product_crosses_the_k_and_row_blocks() {
-    // k > KC (512) and m > MC (96): several packed blocks of each.
+    // k > KC (512) and m > MC (96): several packed blocks of each; n > NC (768): several
+    // packed blocks of B.
     assert!(check([200, 30, 1100], [0, 0, 1], 0, 11).unwrap());
+    assert!(check([7, 790, 20], [1, 2, 0], 3, 12).unwrap());
 }
 
 #[test]

@@ -311,24 +311,26 @@ fn part(code: Code, bl: Blocking, [n, k]: [i64; 2], (a, b, c): (usize, usize, us
             // of their domains (the packing clamps its rows and `k` to the compiled extents,
             // the micro-kernel writes only `i < min(i1, m)`, `j < min(j1, n)`), proved in
             // `[0, a_len)`, `[0, b_len)`, `[0, c_len)`, and the buffers are that long (the
-            // precondition, checked by `run`). The packing writes
-            // `ceil(rows / w) * w * kc` floats: at most `nc_max * kc_max` for B (`nc <= nc_max`, a
-            // multiple of `nr`, and `ceil(nc / nr) * nr <= bp.len() / kc_max` also when
-            // `n < nc_max`) and `mc_max * kc_max` for A (`mc <= mc_max`, a multiple of `mr`). The
-            // micro-kernel reads `kc * mr` floats of the A panel `ir / mr` (ending at most at
-            // `ceil(mc / mr) * mr * kc <= ap.len()`) and `kc * nr` of the B panel `jr / nr`
-            // (likewise inside `bp`). It writes C only in rows `ic + ir .. min(hi, m)`, rows
-            // of this thread alone, so threads never write the same element (C injective).
+            // precondition, checked by `run`). The packing of B writes
+            // `4 * ceil(nc / nr) * nr * kc` floats, at most `bp.len()` (`nc <= nc_max`, a
+            // multiple of `nr`, and `nc <= n`), that of A `ceil(mc / mr) * mr * kc`, at most
+            // `ap.len()` (`mc <= mc_max`, a multiple of `mr`). The micro-kernel reads
+            // `kc * mr` floats of the A panel `ir / mr`, starting at `ir * kc` (so ending at
+            // most at `ceil(mc / mr) * mr * kc`), and `4 * kc * nr` of the B panel `jr / nr`,
+            // starting at `4 * jr * kc` (ending at most at `4 * ceil(nc / nr) * nr * kc`). It
+            // writes C only in rows `ic + ir .. min(hi, m)`, rows of this thread alone, so
+            // threads never write the same element (C injective).
             unsafe { (code.pack_b)(b, bp.as_mut_ptr(), jc, jc + nc, pc, pc + kc) };
             for ic in (lo..hi).step_by(mc_max as usize) {
                 let mc = mc_max.min(hi - ic);
                 // SAFETY: as above.
                 unsafe { (code.pack_a)(a, ap.as_mut_ptr(), ic, ic + mc, pc, pc + kc) };
                 for jr in (0..nc).step_by(nr as usize) {
-                    // SAFETY: `jr / nr * kc * nr + kc * nr <= ceil(nc / nr) * nr * kc`.
+                    // SAFETY: `4 * jr * kc < 4 * ceil(nc / nr) * nr * kc <= bp.len()`.
                     let bpanel = unsafe { bp.as_ptr().add((4 * jr * kc) as usize) };
                     for ir in (0..mc).step_by(mr as usize) {
-                        // SAFETY: `ir / mr * kc * mr + kc * mr <= ceil(mc / mr) * mr * kc`.
+                        // SAFETY: `ir * kc < ceil(mc / mr) * mr * kc <= ap.len()`; the calls as
+                        // above.
                         unsafe {
                             let apanel = ap.as_ptr().add((ir * kc) as usize);
                             (code.micro)(apanel, bpanel, c, kc, ic + ir, jc + jr, hi, jc + nc);
