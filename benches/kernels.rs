@@ -40,13 +40,19 @@ fn file() -> check::CheckFile {
 
 fn bench(c: &mut Criterion) {
     let f = file();
-    let small = HashMap::from([("M".to_string(), 1024), ("N".to_string(), 1024), ("K".to_string(), 1024)]);
+    let small = HashMap::from([
+        ("M".to_string(), 1024),
+        ("N".to_string(), 1024),
+        ("K".to_string(), 1024),
+    ]);
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     let median = |mut v: Vec<f64>| {
         v.sort_by(f64::total_cmp);
         v[v.len() / 2]
     };
-    println!("kernel        proof ms  egg ms  validate ms  contiguity ms  Cranelift ms  (medians of 21; M=N=K=1024)");
+    println!(
+        "kernel        proof ms  egg ms  validate ms  contiguity ms  Cranelift ms  (medians of 21; M=N=K=1024)"
+    );
     for k in &f.kernels {
         let mut rows: [Vec<f64>; 5] = Default::default();
         let mut paths = String::new();
@@ -60,10 +66,18 @@ fn bench(c: &mut Criterion) {
             rows[2].push(ms(times.validate));
             rows[3].push(ms(times.proofs));
             rows[4].push(ms(times.compile));
-            paths = jit.paths().iter().map(|p| p.to_string()).collect::<Vec<_>>().join("; ");
+            paths = jit
+                .paths()
+                .iter()
+                .map(|p| p.to_string())
+                .collect::<Vec<_>>()
+                .join("; ");
         }
         let [a, b, cc, d, e] = rows.map(median);
-        println!("{:<13} {a:>8.3} {b:>7.3} {cc:>12.3} {d:>14.3} {e:>13.3}  {paths}", k.name);
+        println!(
+            "{:<13} {a:>8.3} {b:>7.3} {cc:>12.3} {d:>14.3} {e:>13.3}  {paths}",
+            k.name
+        );
     }
 
     let k = f.kernels.iter().find(|k| k.name == "bias_relu").unwrap().clone();
@@ -71,8 +85,12 @@ fn bench(c: &mut Criterion) {
     let p = Proved::check_at(k, &at, &Options::default(), false).unwrap();
     let jit = CompiledKernel::compile(&p, &at, &JitOptions::default()).unwrap();
     let n = (N * N) as usize;
-    let x: Vec<half::f16> = (0..n).map(|i| half::f16::from_f32((i % 97) as f32 / 16.0 - 3.0)).collect();
-    let b: Vec<half::f16> = (0..N as usize).map(|j| half::f16::from_f32((j % 13) as f32 / 8.0 - 0.75)).collect();
+    let x: Vec<half::f16> = (0..n)
+        .map(|i| half::f16::from_f32((i % 97) as f32 / 16.0 - 3.0))
+        .collect();
+    let b: Vec<half::f16> = (0..N as usize)
+        .map(|j| half::f16::from_f32((j % 13) as f32 / 8.0 - 0.75))
+        .collect();
     // Tensors in order of first use: y, x, b.
     let mut bufs = vec![Buffer::zeros(ElemType::F16, n), Buffer::F16(x), Buffer::F16(b)];
     let bytes = (2 * n + N as usize) * 2;

@@ -42,7 +42,8 @@ mod signature;
 
 pub use error::EmitError;
 pub use jit::{
-    CompiledKernel, CopyKernel, CopyMode, CopySpec, IndexFn, JitError, JitOptions, StmtPath, Times,
+    CompiledKernel, CopyKernel, CopyMode, CopySpec, GemmKernel, GemmSpec, IndexFn, JitError, JitOptions,
+    StmtPath, Times,
 };
 pub use lang::Lang;
 pub use names::sanitize;

@@ -55,7 +55,11 @@ impl Kernel {
     /// k.run(&mut args).unwrap();
     /// assert_eq!(args[0], Buffer::F32(vec![0., 2., 4., 1., 3., 5.]));
     /// ```
-    pub fn compile(module: &CheckFile, name: &str, bindings: &HashMap<String, i64>) -> Result<Kernel, CompileError> {
+    pub fn compile(
+        module: &CheckFile,
+        name: &str,
+        bindings: &HashMap<String, i64>,
+    ) -> Result<Kernel, CompileError> {
         let k = module
             .kernels
             .iter()
@@ -71,7 +75,12 @@ impl Kernel {
 
     /// The tensors' names, in the order [`Kernel::run`] takes their buffers.
     pub fn tensors(&self) -> Vec<&str> {
-        self.proved.kernel().tensors.iter().map(|t| t.name.as_str()).collect()
+        self.proved
+            .kernel()
+            .tensors
+            .iter()
+            .map(|t| t.name.as_str())
+            .collect()
     }
 
     /// How each statement was compiled.

@@ -86,24 +86,24 @@ pub struct CopyKernel {
 }
 
 /// The offsets' interval over the iteration space, checked non-negative and finite: the buffer
-/// length it needs.
-fn needed(e: &IndexExpr, ranges: &HashMap<Var, Interval>, which: &str) -> Result<usize, JitError> {
+/// length it needs (the message of the error names the expression `which`).
+pub(super) fn needed(e: &IndexExpr, ranges: &HashMap<Var, Interval>, which: &str) -> Result<usize, String> {
     let iv = e.intervals(ranges);
     let outs = e.outputs();
     if outs.len() != 1 {
-        return Err(JitError::Copy(format!(
+        return Err(format!(
             "the {which} expression has {} outputs, not one offset",
             outs.len()
-        )));
+        ));
     }
     let r = iv[outs[0].1.index()];
     match (r.lo(), r.hi()) {
         (Some(lo), Some(hi)) if lo >= 0 => {
-            usize::try_from(hi + 1).map_err(|_| JitError::Copy(format!("the {which} offsets reach {hi}")))
+            usize::try_from(hi + 1).map_err(|_| format!("the {which} offsets reach {hi}"))
         }
-        _ => Err(JitError::Copy(format!(
+        _ => Err(format!(
             "the {which} offsets are not proved inside [0, n): the interval analysis gives {r:?}"
-        ))),
+        )),
     }
 }
 
@@ -128,8 +128,8 @@ impl CopyKernel {
             (Var::Coord(0), Interval::new(Some(0), Some(i128::from(n0) - 1))),
             (Var::Coord(1), Interval::new(Some(0), Some(i128::from(n1) - 1))),
         ]);
-        let src_len = needed(&spec.src, &ranges, "source")?;
-        let dst_len = needed(&spec.dst, &ranges, "destination")?;
+        let src_len = needed(&spec.src, &ranges, "source").map_err(JitError::Copy)?;
+        let dst_len = needed(&spec.dst, &ranges, "destination").map_err(JitError::Copy)?;
         // Both offsets are functions of `c0 < n0` and `c1 < n1`.
         let sig = Signature {
             name: "offset".into(),

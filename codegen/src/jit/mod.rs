@@ -27,11 +27,13 @@
 
 mod convert;
 mod copy;
+mod gemm;
 mod index;
 mod kernel;
 mod loops;
 
 pub use copy::{CopyKernel, CopyMode, CopySpec};
+pub use gemm::{GemmKernel, GemmSpec};
 pub use kernel::{CompiledKernel, JitOptions, StmtPath, Times};
 
 use crate::error::EmitError;
@@ -79,6 +81,10 @@ pub enum JitError {
     /// A kernel that cannot be compiled for these values (bindings, layouts).
     #[error("{0}")]
     Kernel(crate::kernel::RunError),
+    /// A matrix product that cannot be compiled or run as asked (extents, buffers, offsets not
+    /// proved inside their buffers, no thread).
+    #[error("gemm: {0}")]
+    Gemm(String),
     /// A call outside the domain.
     #[error("{var} = {value} is outside the domain ({facts})")]
     OutOfDomain {

@@ -58,12 +58,14 @@
 //! assert_eq!(d[3 * 5 + 2], 2.0 * (5 + 8 * 2) as f32); // dst[5, 2] = 2 * src[5, 2]
 //! ```
 
+mod matmul;
 mod prepare;
 mod stmt;
 mod value;
 
 use super::JitError;
 use super::copy::{CopyKernel, CopyMode, CopySpec};
+use super::gemm::GemmKernel;
 use crate::kernel::{Buffer, ElemType, Proved, RunError, check_bindings};
 use prepare::{PrepTime, TensorCode, tensor_code};
 use std::collections::HashMap;
@@ -81,6 +83,10 @@ pub struct JitOptions {
     pub proof_timeout_ms: u64,
     /// The tile of rank-2 copies without a declared tiling (`[rows, columns]`).
     pub copy_tile: [i64; 2],
+    /// Compile `f32` matrix products with the register-blocked GEMM (the default; its sums are
+    /// reordered, so results agree with the interpreter within a tolerance). Without it they
+    /// are loop nests, bit-identical to the interpreter.
+    pub gemm: bool,
 }
 
 impl Default for JitOptions {
@@ -89,6 +95,7 @@ impl Default for JitOptions {
             validate: true,
             proof_timeout_ms: 1_000,
             copy_tile: [8, 128],
+            gemm: true,
         }
     }
 }
@@ -113,6 +120,9 @@ pub enum StmtPath {
     Empty,
     /// A rank-2 copy ([`crate::CopyKernel`]) in the given mode.
     Copy(CopyMode),
+    /// An `f32` matrix product through the register-blocked [`crate::GemmKernel`] (sums
+    /// reordered).
+    Gemm,
     /// A loop nest: the innermost index, and whether it runs four lanes at a time.
     Loop {
         /// The innermost index's name.
@@ -129,6 +139,7 @@ impl std::fmt::Display for StmtPath {
         match self {
             StmtPath::Empty => write!(f, "empty"),
             StmtPath::Copy(m) => write!(f, "copy kernel ({m:?})"),
+            StmtPath::Gemm => write!(f, "register-blocked GEMM"),
             StmtPath::Loop { inner, vector, tiles } => write!(
                 f,
                 "loop nest, {} along {inner}, {tiles} tile(s)",
@@ -144,6 +155,10 @@ enum Code {
         kernel: CopyKernel,
         src: usize,
         dst: usize,
+    },
+    Gemm {
+        kernel: GemmKernel,
+        ids: matmul::MatMul,
     },
     Loop(LoopFn),
 }
@@ -221,6 +236,15 @@ impl CompiledKernel {
                 });
                 continue;
             }
+            if opts.gemm {
+                let start = Instant::now();
+                if let Some((kernel, ids)) = matmul::compile_matmul(k, s, &codes, &extents) {
+                    times.compile += start.elapsed();
+                    paths.push(StmtPath::Gemm);
+                    code.push(Code::Gemm { kernel, ids });
+                    continue;
+                }
+            }
             let f = compile_stmt(
                 k,
                 s,
@@ -266,7 +290,7 @@ impl CompiledKernel {
     /// Whether every statement computes exactly what the reference interpreter computes, bit
     /// for bit (sums in the interpreter's order); otherwise results agree within a tolerance.
     pub fn bit_exact(&self) -> bool {
-        true
+        !self.paths.contains(&StmtPath::Gemm)
     }
 
     /// Where compilation spent its time.
@@ -311,6 +335,7 @@ impl CompiledKernel {
             match c {
                 Code::Empty => {}
                 Code::Copy { kernel, src, dst } => run_copy(kernel, buffers, *src, *dst, threads)?,
+                Code::Gemm { kernel, ids } => run_gemm(kernel, buffers, *ids, threads)?,
                 Code::Loop(f) => {
                     let bases: Vec<usize> = buffers.iter_mut().map(address).collect();
                     if let Err((status, off)) = f.run(&bases, threads) {
@@ -465,4 +490,23 @@ impl std::fmt::Debug for CompiledKernel {
             .field("unchecked", &self.unchecked)
             .finish_non_exhaustive()
     }
+}
+
+/// Runs a compiled matrix product: `C` borrowed mutably, `A` and `B` (possibly one tensor)
+/// shared.
+fn run_gemm(
+    g: &GemmKernel,
+    bufs: &mut [Buffer],
+    ids: matmul::MatMul,
+    threads: usize,
+) -> Result<(), RunError> {
+    let mut c = std::mem::replace(&mut bufs[ids.c], Buffer::F32(Vec::new()));
+    let r = match (&bufs[ids.a], &bufs[ids.b], &mut c) {
+        (Buffer::F32(a), Buffer::F32(b), Buffer::F32(cv)) => g.run(a, b, cv, threads),
+        _ => Err(JitError::Gemm(
+            "internal: a product of buffers other than f32".into(),
+        )),
+    };
+    bufs[ids.c] = c;
+    r.map_err(|e| RunError::Layout(e.to_string()))
 }
