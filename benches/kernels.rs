@@ -17,7 +17,7 @@ use tessera_verifier::Options;
 const N: i64 = 4096;
 
 /// More kernels for the compile-time figures: an f32 epilogue, an i32 reduction, a bf16
-/// conversion, a swizzled copy.
+/// conversion, a scaled copy into a swizzled 64 x 64 tile.
 const MORE: &str = "
 tensor xf : f32[(M,N):(N,1)]
 tensor yf : f32[(M,N):(N,1)]
@@ -28,8 +28,9 @@ tensor si : i32[M:1]
 kernel row_sum { si[i] += xi[i,j] }
 tensor yb : bf16[(M,N):(1,M)]
 kernel to_bf16 tile i:32, j:32 { yb[i,j] = bf16(xf[i,j]) }
-tensor sw : f32[Sw<3,2,3> o (M,N):(N,1)]
-kernel swizzle { sw[i,j] = xf[i,j] }
+tensor s64 : f32[(64,64):(64,1)]
+tensor sw : f32[Sw<3,2,3> o (64,64):(64,1)]
+kernel swizzle { sw[i,j] = s64[i,j] * 2 }
 ";
 
 fn file() -> check::CheckFile {

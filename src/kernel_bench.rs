@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 use tessera_codegen::CompiledKernel;
-use tessera_codegen::kernel::{Buffer, Kernel, Op, StoreKind};
+use tessera_codegen::kernel::{Access, BinOp, Buffer, ElemType, Kernel, Op, Stmt, StoreKind};
 
 /// The relative tolerance of outputs whose sums are reordered (see
 /// [`CompiledKernel::bit_exact`]): `|got - want| <= TOLERANCE * (|want| + 1)`.
@@ -164,5 +164,89 @@ pub fn report(
     if ops > 0.0 {
         let gf = ops / time.as_secs_f64() / 1e9;
         println!("gflops={gf:.3}");
+        if let Some(t) = naive(k, bufs, &extents, bindings) {
+            let ngf = ops / t.as_secs_f64() / 1e9;
+            println!("naive_gflops={ngf:.3}");
+            println!("ratio_naive={:.2}", gf / ngf);
+        }
     }
+}
+
+/// The offsets of a tensor at every point of its dimensions (the first fastest).
+fn table(k: &Kernel, t: usize, bindings: &HashMap<String, i64>) -> Option<Vec<usize>> {
+    let c = k.tensors[t].layout.at(bindings).ok()?;
+    let n = c.size().ok()?;
+    (0..n)
+        .map(|i| c.offset(i).ok().and_then(|o| usize::try_from(o).ok()))
+        .collect()
+}
+
+/// The time of the naive triple loop (`i`, `j` outer, the contraction inner) of the kernel's
+/// first `f32` matrix-product statement (`C[x,y] += A[..] * B[..]`, one contraction index),
+/// over tables of the layouts' offsets; `None` without one.
+fn naive(k: &Kernel, bufs: &[Buffer], extents: &[i64], bindings: &HashMap<String, i64>) -> Option<Duration> {
+    let product = |s: &Stmt| -> Option<(Access, Access)> {
+        if s.kind != StoreKind::Accumulate
+            || s.contraction.len() != 1
+            || s.outer.len() != 2
+            || s.nodes.len() != 3
+        {
+            return None;
+        }
+        let Op::Binary(BinOp::Mul, l, r) = s.nodes[s.value.index()].op else {
+            return None;
+        };
+        let load = |v: usize| match &s.nodes[v].op {
+            Op::Load(a) if a.indices.len() == 2 => Some(a.clone()),
+            _ => None,
+        };
+        Some((load(l.index())?, load(r.index())?))
+    };
+    let (s, (a, b)) = k.stmts.iter().find_map(|s| Some((s, product(s)?)))?;
+    let ts = [s.target.tensor.index(), a.tensor.index(), b.tensor.index()];
+    if ts.iter().any(|&t| k.tensors[t].elem != ElemType::F32) || ts[0] == ts[1] || ts[0] == ts[2] {
+        return None;
+    }
+    let tabs: Vec<Vec<usize>> = ts.iter().map(|&t| table(k, t, bindings)).collect::<Option<_>>()?;
+    let (x, y, z) = (s.outer[0].index(), s.outer[1].index(), s.contraction[0].index());
+    let (nx, ny, nz) = (extents[x] as usize, extents[y] as usize, extents[z] as usize);
+    // Each access's linear index as `u * v0 + w * v1` over the values (i, j, k): the
+    // multipliers of its two indices.
+    let coef = |acc: &Access| -> [usize; 3] {
+        let d0 = k.tensors[acc.tensor.index()].dims[0].eval(bindings).unwrap_or(0) as usize;
+        let mut m = [0usize; 3];
+        for (pos, id) in acc.indices.iter().enumerate() {
+            let slot = if id.index() == x {
+                0
+            } else if id.index() == y {
+                1
+            } else {
+                2
+            };
+            m[slot] += if pos == 0 { 1 } else { d0 };
+        }
+        m
+    };
+    let (mc, ma, mb) = (coef(&s.target), coef(&a), coef(&b));
+    let lin = |m: &[usize; 3], v: [usize; 3]| m[0] * v[0] + m[1] * v[1] + m[2] * v[2];
+    let (Buffer::F32(av), Buffer::F32(bv)) = (&bufs[ts[1]], &bufs[ts[2]]) else {
+        return None;
+    };
+    let mut c = match &bufs[ts[0]] {
+        Buffer::F32(v) => v.clone(),
+        _ => return None,
+    };
+    Some(median(|| {
+        for i in 0..nx {
+            for j in 0..ny {
+                let co = tabs[0][lin(&mc, [i, j, 0])];
+                let mut acc = c[co];
+                for kk in 0..nz {
+                    acc += av[tabs[1][lin(&ma, [i, j, kk])]] * bv[tabs[2][lin(&mb, [i, j, kk])]];
+                }
+                c[co] = acc;
+            }
+        }
+        std::hint::black_box(&mut c);
+    }))
 }
