@@ -17,6 +17,7 @@ pub mod cli;
 pub mod emit;
 pub mod exit;
 pub mod identity;
+pub mod jit;
 pub mod kernel;
 pub mod kernel_bench;
 pub mod lang;

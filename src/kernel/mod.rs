@@ -18,7 +18,6 @@
 //! assigns, `+=` sums over the indices that appear only on the right.
 
 mod ast;
-mod compiled;
 mod error;
 mod parse;
 mod sema;
@@ -28,7 +27,6 @@ mod types;
 pub use ast::{
     AccessDecl, AssignOp, Call, ExprDecl, ExprKind, IndexUse, KernelDecl, Pos, StmtDecl, TensorDecl, TileDecl,
 };
-pub use compiled::{CompileError, Kernel};
 pub use error::{ErrorKind, KernelError};
 pub use parse::{MAX_DEPTH, parse_kernel, parse_tensor};
 pub use sema::check;

@@ -1,5 +1,5 @@
-//! The kernel API: a kernel of a loaded check file, proved and compiled for a launch's
-//! parameter values, run on typed buffers.
+//! The kernel API: a kernel of a loaded check file, proved and compiled (Cranelift) for a
+//! launch's parameter values, run on typed buffers.
 
 use crate::check::CheckFile;
 use std::collections::HashMap;
@@ -43,7 +43,7 @@ impl Kernel {
     /// ```
     /// use std::collections::HashMap;
     /// use tessera::check::load;
-    /// use tessera::kernel::Kernel;
+    /// use tessera::jit::Kernel;
     /// use tessera_codegen::kernel::Buffer;
     /// let module = load("t.tess", "param M, N where 1 <= M <= 64, 1 <= N <= 64\n\
     ///     tensor src : f32[(M,N):(1,M)]\ntensor dst : f32[(M,N):(N,1)]\n\
