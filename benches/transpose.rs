@@ -1,7 +1,7 @@
 //! Transpose of a 4096 x 4096 f32 matrix, column-major to row-major: the JIT-compiled copy
 //! (`tessera_codegen::CopyKernel`, index code lowered from the two layouts and simplified) on 1
 //! and 2 threads, against `memcpy` of the same bytes, a naive and a 32 x 32 blocked Rust loop,
-//! and ndarray's `as_standard_layout`, in the same run. Prints GB/s (bytes read + written) and
+//! ndarray's `as_standard_layout` and the views' `contiguous(RowMajor)`, in the same run. Prints GB/s (bytes read + written) and
 //! the JIT compile time first.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group};
@@ -101,10 +101,19 @@ fn bench(c: &mut Criterion) {
     g.bench_function("ndarray as_standard_layout", |b| {
         b.iter(|| black_box(a.as_standard_layout().into_owned()))
     });
+    // The views' strided gather (issue 5): the column-major source as a transposed view of a
+    // row-major tensor, made contiguous row-major.
+    let t = Tensor::from_shape_vec(&[N, N], MemoryOrder::RowMajor, src.clone()).unwrap();
+    let tv = t.view().permute(&[1, 0]).unwrap();
+    assert!(tv.contiguous(MemoryOrder::RowMajor).data() == want.as_slice());
+    g.bench_function("views contiguous(RowMajor)", |b| {
+        b.iter(|| black_box(tv.contiguous(MemoryOrder::RowMajor)))
+    });
     g.finish();
 }
 
 use ndarray::ShapeBuilder;
+use tessera::ir::view::{MemoryOrder, Tensor};
 
 criterion_group!(benches, bench);
 
