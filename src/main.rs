@@ -85,6 +85,27 @@ enum Cmd {
         #[arg(long, conflicts_with_all = ["bench", "verify"])]
         interpret: bool,
     },
+    /// Prove every kernel of a check file, then write it as PTX (`--target ptx`).
+    #[command(after_help = tessera::build::BUILD_HELP)]
+    Build {
+        /// The check file.
+        file: String,
+        /// Only this kernel.
+        #[arg(long, value_name = "NAME")]
+        kernel: Option<String>,
+        /// The target: ptx.
+        #[arg(long, default_value = "ptx")]
+        target: String,
+        /// The PTX target architecture: sm_80 or sm_90.
+        #[arg(long, default_value = "sm_80")]
+        arch: String,
+        /// Write the PTX to this file (default: stdout).
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: Option<String>,
+        /// Time limit of each proof obligation, in seconds.
+        #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+        timeout: f64,
+    },
     /// Prove one property, e.g. `tessera prove injective '(4,8):(8,1)'` or
     /// `tessera prove bank_conflict_free 'Sw<3,3,3> o (8,64):(64,1)' '((8,4),8):((1,64),8)' elem=2 access=16`.
     Prove {
@@ -378,6 +399,21 @@ fn run(cli: Cli) -> i32 {
             verify,
             bench,
             interpret,
+        }),
+        Cmd::Build {
+            file,
+            kernel,
+            target,
+            arch,
+            output,
+            timeout,
+        } => tessera::build::build(&tessera::build::BuildArgs {
+            file: &file,
+            kernel: kernel.as_deref(),
+            target: &target,
+            arch: &arch,
+            output: output.as_deref(),
+            timeout,
         }),
         Cmd::Prove {
             property,

@@ -4,6 +4,9 @@
 //! and 3 threads; the checks a launch makes.
 
 use proptest::prelude::*;
+#[path = "support/kernel_gen.rs"]
+mod kernel_gen;
+use kernel_gen::{buffer, kernels};
 use std::collections::HashMap;
 use tessera::check;
 use tessera_codegen::kernel::{Buffer, ElemType, Proved, RunError, run};
@@ -30,27 +33,6 @@ fn examples() -> String {
 
 fn bind(pairs: &[(&str, i64)]) -> HashMap<String, i64> {
     pairs.iter().map(|(n, v)| (n.to_string(), *v)).collect()
-}
-
-/// Seeded values of every type: floats in [-4, 4) (some exact halves, so that ties occur
-/// when narrowing), integers in [-50, 50).
-fn buffer(elem: ElemType, len: usize, seed: u64) -> Buffer {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
-    let mut unit = || ((next() >> 40) as f64 / (1u64 << 24) as f64) * 8.0 - 4.0;
-    match elem {
-        ElemType::F32 => Buffer::F32((0..len).map(|_| unit() as f32).collect()),
-        ElemType::F64 => Buffer::F64((0..len).map(|_| unit()).collect()),
-        ElemType::I32 => Buffer::I32((0..len).map(|_| (unit() * 12.5) as i32).collect()),
-        ElemType::I64 => Buffer::I64((0..len).map(|_| (unit() * 12.5) as i64).collect()),
-        ElemType::F16 => Buffer::F16((0..len).map(|_| half::f16::from_f64(unit())).collect()),
-        ElemType::BF16 => Buffer::BF16((0..len).map(|_| half::bf16::from_f64(unit())).collect()),
-    }
 }
 
 /// The buffers of a kernel's tensors at `b`, seeded.
@@ -253,144 +235,6 @@ fn an_unchecked_kernel_checks_its_offsets_in_compiled_code() {
             "{g:?}"
         );
     }
-}
-
-/// One dimension of a random layout: a leaf or two leaves.
-#[derive(Clone, Debug)]
-struct Dim(Vec<i64>);
-
-/// A layout over `ds` with flat strides `st` (`None` for compact in a random order).
-fn layout(ds: &[Dim], st: &[i64]) -> String {
-    let mut k = 0;
-    let (mut shape, mut stride) = (Vec::new(), Vec::new());
-    for Dim(l) in ds {
-        let s: Vec<String> = l.iter().map(i64::to_string).collect();
-        let t: Vec<String> = st[k..k + l.len()].iter().map(i64::to_string).collect();
-        k += l.len();
-        if l.len() == 1 {
-            shape.push(s[0].clone());
-            stride.push(t[0].clone());
-        } else {
-            shape.push(format!("({})", s.join(",")));
-            stride.push(format!("({})", t.join(",")));
-        }
-    }
-    format!("({}):({})", shape.join(","), stride.join(","))
-}
-
-/// Compact strides for the leaves of `ds` in the order `perm`, with a gap of `pad`.
-fn compact(ds: &[Dim], perm: &[usize], pad: i64) -> Vec<i64> {
-    let flat: Vec<i64> = ds.iter().flat_map(|d| d.0.clone()).collect();
-    let mut st = vec![0i64; flat.len()];
-    let mut m = 1;
-    for &k in perm.iter().filter(|&&k| k < flat.len()) {
-        st[k] = m;
-        m *= flat[k] + pad;
-    }
-    st
-}
-
-fn dim() -> impl Strategy<Value = Dim> {
-    prop_oneof![
-        (1i64..10).prop_map(|s| Dim(vec![s])),
-        (1i64..4, 1i64..4).prop_map(|(a, b)| Dim(vec![a, b]))
-    ]
-}
-
-/// An element type (the 32-bit lane types more often, since they vectorise).
-fn elem() -> impl Strategy<Value = &'static str> {
-    prop_oneof![
-        3 => Just("f32"),
-        1 => Just("f64"),
-        2 => Just("i32"),
-        1 => Just("i64"),
-        3 => Just("f16"),
-        2 => Just("bf16")
-    ]
-}
-
-/// A random expression over the reads `leaves` (already typed `ty`), depth `d`.
-fn expr(leaves: Vec<String>, ty: &'static str, d: u32) -> BoxedStrategy<String> {
-    let float = !ty.starts_with('i');
-    let leaf = prop_oneof![
-        proptest::sample::select(leaves.clone()),
-        (0i64..5).prop_map(|c| c.to_string()),
-        proptest::sample::select(leaves.clone()).prop_map(move |x| format!("{ty}({x})")),
-    ];
-    if d == 0 {
-        return leaf.boxed();
-    }
-    let sub = expr(leaves.clone(), ty, d - 1);
-    let ops: Vec<&'static str> = if float {
-        vec!["+", "-", "*", "/", "max", "min", "fma", "abs", "neg", "cast"]
-    } else {
-        vec!["+", "-", "*", "max", "min", "abs", "neg", "fma"]
-    };
-    (
-        proptest::sample::select(ops),
-        sub.clone(),
-        sub.clone(),
-        sub,
-        elem(),
-    )
-        .prop_map(move |(op, a, b, c, via)| match op {
-            "max" | "min" => format!("{op}({a}, {b})"),
-            "fma" => format!("fma({a}, {b}, {c})"),
-            "abs" | "neg" => format!("{op}({a})"),
-            "cast" => format!("{ty}({via}({a}))"),
-            o => format!("({a} {o} {b})"),
-        })
-        .boxed()
-}
-
-/// A random kernel: an output `y[i,j]` (injective, maybe padded, maybe swizzled), inputs
-/// `x[i,j]` (any strides, broadcast included), `b[j]`, `w[j,k]` for a `+=`, every tensor of a
-/// random type, the value cast to the output's type.
-fn kernels() -> impl Strategy<Value = String> {
-    let perm = Just(()).prop_perturb(|_, mut rng| {
-        let mut v = vec![0usize, 1, 2, 3];
-        for k in (1..4).rev() {
-            v.swap(k, (rng.next_u32() as usize) % (k + 1));
-        }
-        v
-    });
-    (
-        (dim(), dim(), 1i64..6),
-        (perm, 0i64..2, prop_oneof![Just(None), (1i64..3, 0i64..2).prop_map(|(b, m)| Some((b, m, b + m + 1)))]),
-        proptest::collection::vec(0i64..7, 4),
-        (elem(), elem(), elem()),
-        (any::<bool>(), proptest::option::of((1i64..6, 1i64..6)), any::<bool>()),
-    )
-        .prop_flat_map(|((di, dj, nk), (perm, pad, sw), xs, (ty, tx, tb), (acc, tile, dense))| {
-            let ds = vec![di.clone(), dj.clone()];
-            // Dense kernels: no padding and no declared tiles, the common case of real code.
-            let (pad, tile) = if dense { (0, None) } else { (pad, tile) };
-            let ny: i64 = dj.0.iter().product();
-            let yl = layout(&ds, &compact(&ds, &perm, pad));
-            let yl = match sw {
-                // A swizzle over a compact layout whose cosize is a multiple of its span
-                // keeps the offsets in the buffer only sometimes: the proof decides.
-                Some((b, m, s)) => format!("Sw<{b},{m},{s}> o {yl}"),
-                None => yl,
-            };
-            let nx = ds.iter().map(|d| d.0.len()).sum::<usize>();
-            // Half the inputs are compact like the output (so that four-lane code is tried).
-            let xl = if dense { layout(&ds, &compact(&ds, &perm, 0)) } else { layout(&ds, &xs[..nx]) };
-            let decls = format!(
-                "tensor y : {ty}[{yl}]\ntensor x : {tx}[{xl}]\ntensor b : {tb}[{ny}:1]\ntensor w : {tx}[({ny},{nk}):({nk},1)]\n"
-            );
-            let leaves = vec![format!("{ty}(x[i,j])"), format!("{ty}(b[j])")];
-            let kl = vec![format!("{ty}(w[j,k])"), format!("{ty}(x[i,j])")];
-            let tiles = match tile {
-                Some((a, c)) => format!(" tile i:{a}, j:{c}"),
-                None => String::new(),
-            };
-            let body = if acc { expr(kl, ty, 2) } else { expr(leaves, ty, 3) };
-            body.prop_map(move |e| {
-                let op = if acc { "+=" } else { "=" };
-                format!("{decls}kernel k{tiles} {{ y[i,j] {op} {e} }}\n")
-            })
-        })
 }
 
 proptest! {

@@ -58,4 +58,8 @@ pub enum EmitError {
     /// An unknown target language.
     #[error("unknown language '{0}' (expected c, rust, cuda or ptx)")]
     UnknownLang(String),
+    /// A kernel the PTX backend cannot emit (a layout that does not lower, a construct it does
+    /// not support).
+    #[error("{0}")]
+    Unsupported(String),
 }

@@ -37,6 +37,7 @@ mod lang;
 mod names;
 mod plan;
 mod ptx;
+mod ptx_kernel;
 mod rust;
 mod signature;
 
@@ -47,6 +48,7 @@ pub use jit::{
 };
 pub use lang::Lang;
 pub use names::sanitize;
+pub use ptx_kernel::{Arch, Entry, MAX_THREADS, PtxKernel, emit_kernel, emit_module};
 pub use signature::{Assumption, Signature};
 
 use tessera_ir::index::IndexExpr;

@@ -1,0 +1,253 @@
+//! The PTX backend for kernels: every kernel of `examples/` and of random kernels assembled by
+//! `ptxas` for sm_80 and sm_90 (a ptxas error fails the test with the PTX line shown), and run
+//! by a PTX interpreter over the whole grid, compared with the reference interpreter.
+
+#[path = "support/kernel_gen.rs"]
+mod kernel_gen;
+#[path = "support/ptx_vm.rs"]
+mod ptx_vm;
+
+use proptest::prelude::*;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::process::Command;
+use tessera::check;
+use tessera_codegen::kernel::{Buffer, Proved, run};
+use tessera_codegen::{Arch, emit_kernel, emit_module};
+use tessera_verifier::Options;
+
+/// `ptxas`: `$TESSERA_PTXAS`, else the one `scripts/setup.sh` installs, else on the `PATH`.
+fn ptxas() -> Option<PathBuf> {
+    if let Ok(p) = std::env::var("TESSERA_PTXAS") {
+        return Some(PathBuf::from(p));
+    }
+    let local = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".deps/nvcc/nvidia/cuda_nvcc/bin/ptxas");
+    if local.exists() {
+        return Some(local);
+    }
+    Command::new("ptxas")
+        .arg("--version")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|_| PathBuf::from("ptxas"))
+}
+
+/// Assembles `text` for `arch`; a failure shows ptxas's message and the PTX lines it names.
+fn assemble(text: &str, arch: Arch, what: &str) {
+    let Some(ptxas) = ptxas() else {
+        if std::env::var("TESSERA_REQUIRE_PTXAS").is_ok_and(|v| v == "1") {
+            panic!("ptxas not found and TESSERA_REQUIRE_PTXAS=1: run scripts/setup.sh");
+        }
+        eprintln!("skipped: ptxas not found (run scripts/setup.sh, or set TESSERA_PTXAS)");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("tessera-kernel-ptx-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join(format!("{what}.ptx"));
+    std::fs::write(&file, text).unwrap();
+    let o = Command::new(&ptxas)
+        .args(["--gpu-name", arch.name(), "-o"])
+        .arg(dir.join(format!("{what}.cubin")))
+        .arg(&file)
+        .output()
+        .unwrap();
+    if !o.status.success() {
+        let err = String::from_utf8_lossy(&o.stderr);
+        let lines: Vec<&str> = text.lines().collect();
+        let shown: Vec<String> = err
+            .lines()
+            .filter_map(|l| {
+                let n: usize = l
+                    .split(", line ")
+                    .nth(1)?
+                    .split(';')
+                    .next()?
+                    .trim()
+                    .parse()
+                    .ok()?;
+                Some(format!("{n}: {}", lines.get(n - 1)?))
+            })
+            .collect();
+        panic!(
+            "{what} ({}): ptxas failed:\n{err}\n{}",
+            arch.name(),
+            shown.join("\n")
+        );
+    }
+}
+
+fn examples() -> String {
+    std::fs::read_to_string(format!("{}/examples/kernels.tess", env!("CARGO_MANIFEST_DIR"))).unwrap()
+}
+
+#[test]
+fn the_examples_assemble_as_one_module() {
+    let cf = check::load("examples/kernels.tess", &examples()).unwrap();
+    for arch in [Arch::Sm80, Arch::Sm90] {
+        let m = emit_module(&cf.kernels, arch).unwrap();
+        assert_eq!(m.entries.len(), cf.kernels.len());
+        assert!(m.text.contains(&format!(".target {}", arch.name())));
+        assert!(
+            m.text.contains("// Offsets of tensor src : f32[(M,N):(1,M)]"),
+            "{}",
+            m.text
+        );
+        assemble(&m.text, arch, "examples");
+    }
+}
+
+fn tessera(args: &[&str]) -> (i32, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_tessera"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn tessera_build_proves_then_writes_ptx() {
+    let ex = format!("{}/examples/kernels.tess", env!("CARGO_MANIFEST_DIR"));
+    let out = std::env::temp_dir().join(format!("tessera-build-{}.ptx", std::process::id()));
+    let (code, stdout, err) = tessera(&[
+        "build",
+        &ex,
+        "--target",
+        "ptx",
+        "--arch",
+        "sm_90",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    for line in [
+        "kernel transpose:",
+        "  dst: written once (injective): proved (Structure)",
+        ".entry bias_relu: grid = the tiles i:1, j:256, 256 threads per CTA",
+    ] {
+        assert!(stdout.lines().any(|l| l == line), "{line}\n{stdout}");
+    }
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.contains(".target sm_90") && text.contains(".visible .entry gemm("));
+    assemble(&text, Arch::Sm90, "cli");
+    // One kernel to stdout.
+    let (code, stdout, _) = tessera(&["build", &ex, "--kernel", "gemm"]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains(".visible .entry gemm(") && !stdout.contains(".entry transpose("));
+    // Bad input, and a refuted kernel.
+    assert_eq!(tessera(&["build", &ex, "--arch", "sm_70"]).0, 3);
+    assert_eq!(tessera(&["build", &ex, "--target", "c"]).0, 3);
+    assert_eq!(tessera(&["build", &ex, "--kernel", "nope"]).0, 3);
+    let bad = std::env::temp_dir().join(format!("tessera-build-bad-{}.tess", std::process::id()));
+    std::fs::write(
+        &bad,
+        "tensor s : f32[(4,4):(4,1)]\ntensor d : f32[(4,4):(0,1)]\nkernel k { d[i,j] = s[i,j] }\n",
+    )
+    .unwrap();
+    let (code, _, err) = tessera(&["build", bad.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("kernel k refused"), "{err}");
+}
+
+#[test]
+fn the_example_kernels_assemble() {
+    let cf = check::load("examples/kernels.tess", &examples()).unwrap();
+    for k in &cf.kernels {
+        for arch in [Arch::Sm80, Arch::Sm90] {
+            let m = emit_kernel(k, arch).unwrap();
+            assemble(&m.text, arch, &k.name);
+        }
+    }
+}
+
+/// A buffer's bytes (little-endian) and back.
+fn bytes(b: &Buffer) -> Vec<u8> {
+    match b {
+        Buffer::F32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        Buffer::F64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        Buffer::I32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        Buffer::I64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        Buffer::F16(v) => v.iter().flat_map(|x| x.to_bits().to_le_bytes()).collect(),
+        Buffer::BF16(v) => v.iter().flat_map(|x| x.to_bits().to_le_bytes()).collect(),
+    }
+}
+
+/// Emits `p`'s kernel, runs every entry in the PTX interpreter over its grid from the seeded
+/// buffers, and compares every byte with the reference interpreter's result.
+fn ptx_equals_interpreter(p: &Proved, b: &HashMap<String, i64>, seed: u64) -> Result<(), String> {
+    let k = p.kernel();
+    let m = emit_kernel(k, Arch::Sm80).map_err(|e| e.to_string())?;
+    let start: Vec<Buffer> = k
+        .tensors
+        .iter()
+        .enumerate()
+        .map(|(i, t)| kernel_gen::buffer(t.elem, t.cosize.eval(b).unwrap() as usize, seed + i as u64))
+        .collect();
+    let mut want = start.clone();
+    run(p, b, &mut want).map_err(|e| format!("interpreter: {e}"))?;
+    let module = ptx_vm::Module::parse(&m.text);
+    let mut mem = ptx_vm::Memory::new(start.iter().map(bytes).collect());
+    let extent = |name: &str| {
+        let x = k.indices.iter().find(|x| x.name == name).unwrap();
+        x.extent.eval(b).unwrap()
+    };
+    for e in &m.entries {
+        let args: Vec<u64> = e
+            .params
+            .iter()
+            .map(|(kind, n)| match kind.as_str() {
+                "t" => mem.buffers[k.tensors.iter().position(|t| &t.name == n).unwrap()].0,
+                "p" => b[n] as u64,
+                _ => extent(n) as u64,
+            })
+            .collect();
+        let grid: i64 = e.tiles.iter().map(|(x, t)| (extent(x) + t - 1) / t).product();
+        ptx_vm::launch(&module, &e.name, grid as u64, e.block as u64, &args, &mut mem);
+    }
+    for (t, w) in want.iter().enumerate() {
+        let (got, w) = (&mem.buffers[t].1, bytes(w));
+        if let Some(i) = (0..w.len()).find(|&i| got[i] != w[i]) {
+            return Err(format!(
+                "tensor {} byte {i}: PTX {:#x}, interpreter {:#x}\n{}",
+                k.tensors[t].name, got[i], w[i], m.text
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn the_example_kernels_compute_what_the_interpreter_computes() {
+    let cf = check::load("examples/kernels.tess", &examples()).unwrap();
+    // Extents that leave partial tiles (N = 96 against tiles of 256 along j).
+    let b: HashMap<String, i64> = [("M", 64), ("N", 96), ("K", 32)]
+        .iter()
+        .map(|(n, v)| (n.to_string(), *v))
+        .collect();
+    for k in &cf.kernels {
+        let p = Proved::check_at(k.clone(), &b, &Options::default(), false).unwrap();
+        ptx_equals_interpreter(&p, &b, 3).unwrap_or_else(|e| panic!("{}: {e}", k.name));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// Random kernels (the JIT's generator): the PTX assembles for sm_80 and sm_90, and the
+    /// PTX interpreter computes what the reference interpreter computes, bit for bit.
+    #[test]
+    fn random_kernels_assemble_and_compute_what_the_interpreter_computes(file in kernel_gen::kernels(), seed in 0u64..100) {
+        let Ok(cf) = check::load("k.tess", &file) else { return Ok(()) };
+        let Some(k) = cf.kernels.into_iter().next() else { return Ok(()) };
+        let Ok(p) = Proved::check(k, &Options { timeout_ms: Some(60_000) }, false) else { return Ok(()) };
+        let m = emit_kernel(p.kernel(), Arch::Sm90).unwrap();
+        assemble(&m.text, Arch::Sm90, "random");
+        if let Err(e) = ptx_equals_interpreter(&p, &HashMap::new(), seed) {
+            prop_assert!(false, "{file}\n{e}");
+        }
+    }
+}
