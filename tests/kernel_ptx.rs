@@ -2,6 +2,8 @@
 //! `ptxas` for sm_80 and sm_90 (a ptxas error fails the test with the PTX line shown), and run
 //! by a PTX interpreter over the whole grid, compared with the reference interpreter.
 
+#[path = "support/cli.rs"]
+mod cli;
 #[path = "support/kernel_gen.rs"]
 mod kernel_gen;
 #[path = "support/ptx_vm.rs"]
@@ -77,9 +79,7 @@ fn assemble(text: &str, arch: Arch, what: &str) {
     }
 }
 
-fn examples() -> String {
-    std::fs::read_to_string(format!("{}/examples/kernels.tess", env!("CARGO_MANIFEST_DIR"))).unwrap()
-}
+use kernel_gen::examples;
 
 #[test]
 fn the_examples_assemble_as_one_module() {
@@ -98,10 +98,7 @@ fn the_examples_assemble_as_one_module() {
 }
 
 fn tessera(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_tessera"))
-        .args(args)
-        .output()
-        .unwrap();
+    let o = cli::tessera(args);
     (
         o.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&o.stdout).into_owned(),

@@ -4,6 +4,9 @@
 
 use half::f16;
 use proptest::prelude::*;
+#[path = "support/kernel_gen.rs"]
+mod kernel_gen;
+use kernel_gen::{bind, examples, kernel, opts};
 use std::collections::HashMap;
 use std::sync::Arc;
 use tessera::check;
@@ -12,28 +15,6 @@ use tessera_codegen::kernel::{
 };
 use tessera_ir::{HTuple, Int};
 use tessera_verifier::{Concrete, Func, Options, Verdict};
-
-fn opts() -> Options {
-    Options {
-        timeout_ms: Some(60_000),
-    }
-}
-
-fn kernel(src: &str, name: &str) -> tessera_codegen::kernel::Kernel {
-    let cf = check::load("k.tess", src).unwrap_or_else(|e| panic!("{e}"));
-    cf.kernels
-        .into_iter()
-        .find(|k| k.name == name)
-        .expect("the kernel")
-}
-
-fn examples() -> String {
-    std::fs::read_to_string(format!("{}/examples/kernels.tess", env!("CARGO_MANIFEST_DIR"))).unwrap()
-}
-
-fn bind(pairs: &[(&str, i64)]) -> HashMap<String, i64> {
-    pairs.iter().map(|(n, v)| (n.to_string(), *v)).collect()
-}
 
 /// A deterministic pseudo-random sequence (xorshift), for buffers.
 fn noise(seed: u64, n: usize) -> Vec<f32> {

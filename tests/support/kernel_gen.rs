@@ -1,10 +1,37 @@
 //! Random kernels for the backends' tests: random hierarchical, swizzled, broadcast and padded
-//! layouts, every element type, random expressions; and seeded buffers of every type.
+//! layouts, every element type, random expressions; seeded buffers of every type; and the
+//! kernel tests' small helpers.
 
 #![allow(dead_code)]
 
 use proptest::prelude::*;
 use tessera_codegen::kernel::{Buffer, ElemType};
+
+/// Proof options of the kernel tests: a minute per obligation.
+pub fn opts() -> tessera_verifier::Options {
+    tessera_verifier::Options {
+        timeout_ms: Some(60_000),
+    }
+}
+
+/// Kernel `name` of the check-file text `src`.
+pub fn kernel(src: &str, name: &str) -> tessera_codegen::kernel::Kernel {
+    let cf = tessera::check::load("k.tess", src).unwrap_or_else(|e| panic!("{e}\n{src}"));
+    cf.kernels
+        .into_iter()
+        .find(|k| k.name == name)
+        .expect("the kernel")
+}
+
+/// The text of `examples/kernels.tess`.
+pub fn examples() -> String {
+    std::fs::read_to_string(format!("{}/examples/kernels.tess", env!("CARGO_MANIFEST_DIR"))).unwrap()
+}
+
+/// Parameter values from `(name, value)` pairs.
+pub fn bind(pairs: &[(&str, i64)]) -> std::collections::HashMap<String, i64> {
+    pairs.iter().map(|(n, v)| (n.to_string(), *v)).collect()
+}
 
 /// Seeded values of every type: floats in [-4, 4) (some exact halves, so that ties occur
 /// when narrowing), integers in [-50, 50).

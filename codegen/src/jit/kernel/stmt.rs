@@ -49,6 +49,16 @@ fn accesses(s: &Stmt) -> Vec<&Access> {
     v
 }
 
+/// The dimensions of `a` that index `x` reads.
+fn dims_of(a: &Access, x: IndexId) -> Vec<usize> {
+    a.indices
+        .iter()
+        .enumerate()
+        .filter(|(_, y)| **y == x)
+        .map(|(d, _)| d)
+        .collect()
+}
+
 /// The load a plain copy moves bits from: `=` of one load of the target's type.
 pub(crate) fn copy_source<'s>(k: &Kernel, s: &'s Stmt) -> Option<&'s Access> {
     match (&s.nodes[s.value.index()].op, s.kind) {
@@ -75,13 +85,7 @@ fn lanes_along(
     let mut ok = true;
     for (k, a) in accesses(s).into_iter().enumerate() {
         let t = a.tensor.index();
-        let dims: Vec<usize> = a
-            .indices
-            .iter()
-            .enumerate()
-            .filter(|(_, y)| **y == x)
-            .map(|(d, _)| d)
-            .collect();
+        let dims = dims_of(a, x);
         let code = &tensors[t];
         let along = match dims.as_slice() {
             [] => Along::Invariant,
@@ -131,13 +135,7 @@ pub(crate) fn compile_stmt(
         accesses(s)
             .iter()
             .filter(|a| {
-                let d: Vec<usize> = a
-                    .indices
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, y)| **y == x)
-                    .map(|(d, _)| d)
-                    .collect();
+                let d = dims_of(a, x);
                 d.len() == 1 && apparent_step(&tensors[a.tensor.index()], d[0]) == Some(1)
             })
             .count()
