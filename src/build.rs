@@ -122,6 +122,17 @@ pub fn build(a: &BuildArgs<'_>) -> i32 {
             tiles.join(", "),
             e.block
         );
+        for st in &e.stages {
+            let deg = |d: Option<i64>| d.map_or("not analysed".to_string(), |d| format!("{d}-way"));
+            println!(
+                "  stage {} in {} ({} bytes of shared memory): staging stores {}, compute loads {} (bank-conflict degree, proved exactly)",
+                st.tensor,
+                st.layout,
+                st.bytes,
+                deg(st.store_degree),
+                deg(st.load_degree)
+            );
+        }
     }
     let text = module.text;
     match a.output {

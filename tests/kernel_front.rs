@@ -315,6 +315,79 @@ fn semantic_errors() {
 }
 
 #[test]
+fn threads_and_stage_clauses() {
+    let ok = "let S = Sw<5,0,5> o (32,32):(32,1)\n\
+              kernel k tile i:32, j:32 threads j:32, i:8 {\n  stage src in S\n  dst[i,j] = src[i,j]\n}\n";
+    let cf = load(ok).unwrap();
+    let k = &cf.kernels[0];
+    let names: Vec<(&str, i64)> = k
+        .threads
+        .iter()
+        .map(|t| (k.indices[t.index.index()].name.as_str(), t.size))
+        .collect();
+    assert_eq!(names, [("j", 32), ("i", 8)]);
+    assert_eq!(k.stages.len(), 1);
+    assert_eq!(k.tensors[k.stages[0].tensor.index()].name, "src");
+    // A tensor named `stage` is still a tensor.
+    assert!(parse_kernel("kernel k { stage[i] = x[i] }", 1).is_ok());
+    let cases: &[(&str, &str)] = &[
+        (
+            "kernel k tile i:32 threads j:4 { dst[i,j] = src[i,j] }",
+            "threads: 'j' is not tiled",
+        ),
+        (
+            "kernel k tile i:32 threads i:5 { dst[i,j] = src[i,j] }",
+            "threads: 5 threads do not divide the tile i:32",
+        ),
+        (
+            "kernel k tile i:32 threads q:4 { dst[i,j] = src[i,j] }",
+            "threads: 'q' is not an index",
+        ),
+        (
+            "kernel k tile i:32, j:32 threads i:32, j:32, i:1 { dst[i,j] = src[i,j] }",
+            "threads: 'i' is listed twice",
+        ),
+        (
+            "kernel k tile i:64, j:64 threads i:64, j:32 { dst[i,j] = src[i,j] }",
+            "threads: more than 1024",
+        ),
+        (
+            "let S = (32,32):(32,1)\nkernel k tile i:32, j:32 { stage dst in S\n dst[i,j] = src[i,j] }",
+            "stage dst: the kernel does not read it",
+        ),
+        (
+            "let S = (32,16):(16,1)\nkernel k tile i:32, j:32 { stage src in S\n dst[i,j] = src[i,j] }",
+            "stage src: S = (32,16):(16,1) has size 512, the tile has 1024 elements",
+        ),
+        (
+            "let S = (32,32):(32,1)\nkernel k tile i:32 { stage src in S\n dst[i,j] = src[i,j] }",
+            "stage src: its index 'j' is not tiled",
+        ),
+        (
+            "let S = (32,32):(32,1)\nkernel k tile i:32, j:32 { stage v in S\n dst[i,j] = src[i,j] }",
+            "stage v: the kernel does not read it",
+        ),
+        (
+            "kernel k tile i:32, j:32 { stage src in Nope\n dst[i,j] = src[i,j] }",
+            "unknown name",
+        ),
+        (
+            "kernel k { dst[i,j] = src[i,j]\n stage src in S }",
+            "expected a statement ('stage' lines come first)",
+        ),
+    ];
+    let mut bad = Vec::new();
+    for (src, msg) in cases {
+        match load(&format!("{src}\n")) {
+            Ok(_) => bad.push(format!("{src}: accepted")),
+            Err(e) if !e.msg.contains(msg) => bad.push(format!("{src}: {}", e.msg)),
+            Err(_) => {}
+        }
+    }
+    assert!(bad.is_empty(), "{bad:#?}");
+}
+
+#[test]
 fn nesting_up_to_the_limit_is_checked_and_run_without_overflow() {
     let deep = format!(
         "kernel k {{ dst[i,j] = {}src[i,j]{} }}\n",

@@ -48,7 +48,7 @@ pub use jit::{
 };
 pub use lang::Lang;
 pub use names::sanitize;
-pub use ptx_kernel::{Arch, Entry, MAX_THREADS, PtxKernel, emit_kernel, emit_module};
+pub use ptx_kernel::{Arch, Entry, MAX_THREADS, PtxKernel, StageReport, emit_kernel, emit_module};
 pub use signature::{Assumption, Signature};
 
 use tessera_ir::index::IndexExpr;

@@ -190,7 +190,23 @@ pub fn load(path: &str, src: &str) -> Result<CheckFile, CheckError> {
                     raw,
                 ));
             }
-            let kn = kernel::check(&decl, &tensors).map_err(kerr)?;
+            let mut stage_layouts = Vec::with_capacity(decl.stages.len());
+            for st in &decl.stages {
+                let sline = st.layout_pos.line;
+                let stext = lines.get(sline.wrapping_sub(1)).copied().unwrap_or(raw);
+                let v = eval_at(&st.layout, st.layout_pos.byte, &env)
+                    .map_err(|(col, msg)| err(sline, col, msg, stext))?;
+                let f = v.to_func().map_err(|e| {
+                    err(
+                        sline,
+                        st.layout_pos.byte,
+                        format!("stage {}: {e}", st.tensor),
+                        stext,
+                    )
+                })?;
+                stage_layouts.push(f);
+            }
+            let kn = kernel::check(&decl, &tensors, &stage_layouts).map_err(kerr)?;
             assertions.push(kernel_assertion(path, line, &kn));
             kernels.push(kn);
             continue;

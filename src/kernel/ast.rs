@@ -40,7 +40,21 @@ pub struct TileDecl {
     pub size_pos: Pos,
 }
 
-/// `kernel NAME [tile i:32, ...] { STATEMENTS }`.
+/// `stage X in L`: the tile of tensor `X` copied through the shared-memory layout `L` (a name
+/// bound by `let`) before the statements run (GPU backends; the CPU backends ignore it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StageDecl {
+    /// The staged tensor.
+    pub tensor: String,
+    /// Where its name is.
+    pub pos: Pos,
+    /// The layout's name.
+    pub layout: String,
+    /// Where the layout's name is.
+    pub layout_pos: Pos,
+}
+
+/// `kernel NAME [tile i:32, ...] [threads i:32, ...] { STATEMENTS }`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct KernelDecl {
     /// The kernel's name.
@@ -49,6 +63,10 @@ pub struct KernelDecl {
     pub pos: Pos,
     /// The `tile` clause, in order.
     pub tiles: Vec<TileDecl>,
+    /// The `threads` clause, in order (the first listed fastest).
+    pub threads: Vec<TileDecl>,
+    /// The `stage` lines of the body, in order.
+    pub stages: Vec<StageDecl>,
     /// The statements, in order.
     pub body: Vec<StmtDecl>,
 }

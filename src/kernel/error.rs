@@ -132,6 +132,17 @@ pub enum ErrorKind {
     /// An index tiled twice.
     #[error("index '{0}' is tiled twice")]
     TileTwice(String),
+    /// A `threads` clause that does not fit the tiles.
+    #[error("threads: {0}")]
+    Threads(String),
+    /// A `stage` line that cannot stage its tensor.
+    #[error("stage {tensor}: {msg}")]
+    Stage {
+        /// The tensor.
+        tensor: String,
+        /// Why.
+        msg: String,
+    },
     /// A statement that reads its output at other indices than it writes.
     #[error("race: {tensor} is written at [{written}] and read at [{read}] in the same statement")]
     Race {

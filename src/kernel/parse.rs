@@ -3,7 +3,9 @@
 //!
 //! ```text
 //! tensor  := "tensor" NAME ":" TYPE "[" LAYOUT "]"
-//! kernel  := "kernel" NAME [ "tile" NAME ":" INT { "," NAME ":" INT } ] "{" { stmt SEP } "}"
+//! kernel  := "kernel" NAME [ "tile" NAME ":" INT { "," NAME ":" INT } ]
+//!            [ "threads" NAME ":" INT { "," NAME ":" INT } ] "{" { stage SEP } { stmt SEP } "}"
+//! stage   := "stage" NAME "in" NAME
 //! stmt    := access ( "=" | "+=" ) expr
 //! SEP     := ";" | a line break | before "}"
 //! access  := NAME "[" NAME { "," NAME } "]"
@@ -19,7 +21,8 @@
 //! [`KernelError`] at the offending token.
 
 use super::ast::{
-    AccessDecl, AssignOp, Call, ExprDecl, ExprKind, IndexUse, KernelDecl, Pos, StmtDecl, TensorDecl, TileDecl,
+    AccessDecl, AssignOp, Call, ExprDecl, ExprKind, IndexUse, KernelDecl, Pos, StageDecl, StmtDecl,
+    TensorDecl, TileDecl,
 };
 use super::error::{ErrorKind, KernelError};
 use tessera_codegen::kernel::{BinOp, ElemType};
@@ -312,6 +315,35 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// An optional clause `KEYWORD name:INT, ...` (`tile`, `threads`).
+    fn sizes(&mut self, keyword: &str, what: &str, size: &str) -> R<Vec<TileDecl>> {
+        let mut out = Vec::new();
+        if !matches!(self.tok(), Tok::Name(n) if n == keyword) {
+            return Ok(out);
+        }
+        self.bump();
+        loop {
+            let (name, pos) = self.name(what)?;
+            self.punct(':')?;
+            let size_pos = self.pos();
+            let v = match self.tok() {
+                Tok::Int(v) => *v,
+                _ => return Err(self.expected(size)),
+            };
+            self.bump();
+            out.push(TileDecl {
+                name,
+                size: v,
+                pos,
+                size_pos,
+            });
+            if !self.is_punct(',') {
+                return Ok(out);
+            }
+            self.bump();
+        }
+    }
+
     fn stmt(&mut self) -> R<StmtDecl> {
         let (tensor, pos) = self.name("a statement 'T[i,...] = ...'")?;
         let target = self.access(tensor, pos)?;
@@ -394,32 +426,11 @@ pub fn parse_kernel(src: &str, first_line: usize) -> Result<KernelDecl, KernelEr
     let mut p = Parser::new(src, first_line)?;
     p.keyword("kernel")?;
     let (name, pos) = p.name("a kernel name")?;
-    let mut tiles = Vec::new();
-    if matches!(p.tok(), Tok::Name(n) if n == "tile") {
-        p.bump();
-        loop {
-            let (name, pos) = p.name("an index name to tile")?;
-            p.punct(':')?;
-            let size_pos = p.pos();
-            let size = match p.tok() {
-                Tok::Int(v) => *v,
-                _ => return Err(p.expected("a tile size")),
-            };
-            p.bump();
-            tiles.push(TileDecl {
-                name,
-                size,
-                pos,
-                size_pos,
-            });
-            if !p.is_punct(',') {
-                break;
-            }
-            p.bump();
-        }
-    }
+    let tiles = p.sizes("tile", "an index name to tile", "a tile size")?;
+    let threads = p.sizes("threads", "an index name", "a thread count")?;
     p.punct('{')?;
     let mut body = Vec::new();
+    let mut stages = Vec::new();
     loop {
         while p.is_punct(';') {
             p.bump();
@@ -430,6 +441,28 @@ pub fn parse_kernel(src: &str, first_line: usize) -> Result<KernelDecl, KernelEr
         }
         if *p.tok() == Tok::End {
             return Err(p.expected("'}' closing the kernel"));
+        }
+        // `stage X in L` (a tensor named `stage` is read `stage[..]`).
+        let next_is_name = matches!(p.toks.get(p.k + 1).map(|t| &t.tok), Some(Tok::Name(_)));
+        if matches!(p.tok(), Tok::Name(n) if n == "stage") && next_is_name {
+            if !body.is_empty() {
+                return Err(p.expected("a statement ('stage' lines come first)"));
+            }
+            p.bump();
+            let (tensor, pos) = p.name("the tensor to stage")?;
+            p.keyword("in")?;
+            let (layout, layout_pos) = p.name("a shared-memory layout's name (bound by let)")?;
+            stages.push(StageDecl {
+                tensor,
+                pos,
+                layout,
+                layout_pos,
+            });
+            let ends = p.is_punct(';') || p.is_punct('}') || p.pos().line > p.prev_line();
+            if !ends {
+                return Err(p.expected("';', a line break or '}' after the stage"));
+            }
+            continue;
         }
         body.push(p.stmt()?);
         let ends = p.is_punct(';') || p.is_punct('}') || p.pos().line > p.prev_line();
@@ -444,6 +477,8 @@ pub fn parse_kernel(src: &str, first_line: usize) -> Result<KernelDecl, KernelEr
         name,
         pos,
         tiles,
+        threads,
+        stages,
         body,
     })
 }

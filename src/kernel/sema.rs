@@ -12,10 +12,11 @@ use super::ast::{AccessDecl, AssignOp, Call, ExprDecl, ExprKind, KernelDecl, Stm
 use super::error::{ErrorKind, KernelError};
 use super::types::{Ty, infer, unify};
 use tessera_codegen::kernel::{
-    Access, ElemType, Index, IndexId, Kernel, Node, Op, Stmt, StoreKind, Tensor, TensorId, Tile, UnOp,
+    Access, ElemType, Index, IndexId, Kernel, Node, Op, Stage, Stmt, StoreKind, Tensor, TensorId, Tile, UnOp,
     ValueId,
 };
 use tessera_ir::{Error, Int};
+use tessera_verifier::Func;
 
 /// The kernel's tables while it is checked.
 struct Scope<'a> {
@@ -141,7 +142,7 @@ fn reads<'e>(e: &'e ExprDecl, out: &mut Vec<&'e AccessDecl>) {
 /// let bad = check(&parse_kernel("kernel k { y[i,j] = x[j,i] }", 2).unwrap(), &tensors).unwrap_err();
 /// assert_eq!(bad.to_string(), "index j: extent 4 (dimension 0 of x) differs from extent 8 (dimension 1 of y)");
 /// ```
-pub fn check(decl: &KernelDecl, declared: &[Tensor]) -> Result<Kernel, KernelError> {
+pub fn check(decl: &KernelDecl, declared: &[Tensor], stage_layouts: &[Func]) -> Result<Kernel, KernelError> {
     let mut scope = Scope {
         declared,
         tensors: Vec::new(),
@@ -165,13 +166,126 @@ pub fn check(decl: &KernelDecl, declared: &[Tensor]) -> Result<Kernel, KernelErr
         }
         tiles.push(Tile { index, size: t.size });
     }
+    let threads = threads(decl, &scope, &tiles)?;
+    let stages = stages(decl, &scope, &tiles, &stmts, stage_layouts)?;
     Ok(Kernel {
         name: decl.name.clone(),
         tensors: scope.tensors.into_iter().map(|(_, t)| t).collect(),
         indices: scope.indices.into_iter().map(|(i, ..)| i).collect(),
         tiles,
+        threads,
+        stages,
         stmts,
     })
+}
+
+/// The `threads` clause: tiled indices, once each, counts dividing their tiles, at most 1024
+/// threads in all.
+fn threads(decl: &KernelDecl, scope: &Scope<'_>, tiles: &[Tile]) -> R<Vec<Tile>> {
+    let mut out: Vec<Tile> = Vec::new();
+    for t in &decl.threads {
+        let bad = |msg: String| KernelError::new(t.pos, ErrorKind::Threads(msg));
+        let Some(k) = scope.indices.iter().position(|(i, ..)| i.name == t.name) else {
+            return Err(bad(format!("'{}' is not an index of the kernel", t.name)));
+        };
+        let index = IndexId::new(k);
+        let Some(tile) = tiles.iter().find(|x| x.index == index) else {
+            return Err(bad(format!("'{}' is not tiled (threads divide a tile)", t.name)));
+        };
+        if t.size < 1 || tile.size % t.size != 0 {
+            return Err(KernelError::new(
+                t.size_pos,
+                ErrorKind::Threads(format!(
+                    "{} threads do not divide the tile {}:{}",
+                    t.size, t.name, tile.size
+                )),
+            ));
+        }
+        if out.iter().any(|x| x.index == index) {
+            return Err(bad(format!("'{}' is listed twice", t.name)));
+        }
+        out.push(Tile { index, size: t.size });
+    }
+    let total = out.iter().try_fold(1i64, |a, t| a.checked_mul(t.size));
+    if total.is_none_or(|n| n > 1024) {
+        return Err(KernelError::new(
+            decl.pos,
+            ErrorKind::Threads("more than 1024 threads per CTA".into()),
+        ));
+    }
+    Ok(out)
+}
+
+/// The `stage` lines: a tensor the kernel reads, at one list of tiled indices everywhere,
+/// through a layout whose size is the tile's.
+fn stages(
+    decl: &KernelDecl,
+    scope: &Scope<'_>,
+    tiles: &[Tile],
+    stmts: &[Stmt],
+    layouts: &[Func],
+) -> R<Vec<Stage>> {
+    let mut out: Vec<Stage> = Vec::new();
+    for (st, layout) in decl.stages.iter().zip(layouts) {
+        let bad = |msg: String| {
+            KernelError::new(
+                st.pos,
+                ErrorKind::Stage {
+                    tensor: st.tensor.clone(),
+                    msg,
+                },
+            )
+        };
+        let Some(t) = scope.tensors.iter().position(|(_, x)| x.name == st.tensor) else {
+            return Err(bad("the kernel does not read it".into()));
+        };
+        let tensor = TensorId::new(t);
+        let mut uses = stmts.iter().flat_map(|s| {
+            s.nodes.iter().filter_map(|n| match &n.op {
+                Op::Load(a) if a.tensor == tensor => Some(a.indices.clone()),
+                _ => None,
+            })
+        });
+        let Some(first) = uses.next() else {
+            return Err(bad("the kernel does not read it".into()));
+        };
+        if uses.any(|u| u != first) || stmts.iter().any(|s| s.target.tensor == tensor) {
+            return Err(bad("it is read at several index lists, or written".into()));
+        }
+        let mut points = 1i64;
+        for x in &first {
+            let Some(tile) = tiles.iter().find(|t| t.index == *x) else {
+                let name = &scope.indices[x.index()].0.name;
+                return Err(bad(format!("its index '{name}' is not tiled")));
+            };
+            points = points.saturating_mul(tile.size);
+        }
+        let size = match layout {
+            Func::Layout(l) => l.size(),
+            Func::Composed(c) => c.inner.size(),
+        }
+        .map_err(|e| bad(e.to_string()))?;
+        if size.as_const() != Some(points) {
+            return Err(KernelError::new(
+                st.layout_pos,
+                ErrorKind::Stage {
+                    tensor: st.tensor.clone(),
+                    msg: format!(
+                        "{} = {layout} has size {size}, the tile has {points} elements",
+                        st.layout
+                    ),
+                },
+            ));
+        }
+        if out.iter().any(|s| s.tensor == tensor) {
+            return Err(bad("staged twice".into()));
+        }
+        out.push(Stage {
+            tensor,
+            layout: layout.clone(),
+        });
+    }
+    Ok(out)
 }
 
 fn stmt(scope: &mut Scope<'_>, s: &StmtDecl) -> R<Stmt> {

@@ -1,8 +1,9 @@
 //! A PTX interpreter for the kernels the PTX backend emits: `.entry` and `.func` bodies with
 //! typed registers (kept as bit patterns), predicates and guards, branches, `call.uni` through
-//! `.param` slots, global loads and stores checked against the buffers, and the integer,
-//! float and conversion instructions the backend writes. A grid runs CTA by CTA and thread by
-//! thread (the entries have no barriers). An instruction it does not know, a register read
+//! `.param` slots, global loads and stores checked against the buffers, shared memory per
+//! CTA, `bar.sync` (every thread of the CTA runs to the barrier before any goes on, and threads
+//! that disagree on the barriers are a failure), and the integer, float and conversion
+//! instructions the backend writes. A grid runs CTA by CTA. An instruction it does not know, a register read
 //! before it is written, or an access outside a buffer is a panic: a failed test.
 
 #![allow(dead_code)]
@@ -20,6 +21,8 @@ enum Line {
 /// A function or entry.
 #[derive(Clone, Debug)]
 struct Body {
+    /// `.shared` arrays: name and bytes.
+    shared: Vec<(String, usize)>,
     params: Vec<String>,
     rets: Vec<String>,
     lines: Vec<Line>,
@@ -96,6 +99,7 @@ impl Module {
                 continue;
             };
             let mut body = Body {
+                shared: Vec::new(),
                 params,
                 rets,
                 lines: Vec::new(),
@@ -116,6 +120,11 @@ impl Module {
                     if depth == 0 {
                         break;
                     }
+                    continue;
+                }
+                if let Some(rest) = l.strip_prefix(".shared .align 16 .b8 ") {
+                    let (name, n) = rest.trim_end_matches("];").split_once('[').unwrap();
+                    body.shared.push((name.to_string(), n.parse().unwrap()));
                     continue;
                 }
                 if l.starts_with(".reg") || l.starts_with(".param") {
@@ -183,6 +192,29 @@ struct Thread {
     regs: HashMap<String, u64>,
     params: HashMap<String, u64>,
     special: HashMap<&'static str, u64>,
+    /// The shared arrays' addresses.
+    symbols: HashMap<String, u64>,
+}
+
+/// A CTA's shared memory.
+pub struct Shared(Vec<u8>);
+
+impl Shared {
+    fn at(&mut self, addr: u64, n: usize) -> &mut [u8] {
+        let a = addr as usize;
+        assert!(
+            a + n <= self.0.len(),
+            "shared access of {n} bytes at {a} of {}",
+            self.0.len()
+        );
+        &mut self.0[a..a + n]
+    }
+}
+
+/// Why execution stopped.
+enum Stop {
+    Ret,
+    Barrier,
 }
 
 fn f32v(x: u64) -> f32 {
@@ -222,6 +254,9 @@ impl Thread {
                 .get(s)
                 .unwrap_or_else(|| panic!("{s} read before written"));
         }
+        if let Some(a) = self.symbols.get(s) {
+            return *a;
+        }
         if let Some(h) = s.strip_prefix("0f") {
             return u64::from(u32::from_str_radix(h, 16).unwrap());
         }
@@ -245,13 +280,13 @@ fn bracket(s: &str) -> &str {
     s.trim_start_matches('[').trim_end_matches(']')
 }
 
-/// Runs `name` with the parameter values `args` on `mem`; the values of the return
-/// parameters.
+/// Runs `name` (a `.func`) with the parameter values `args`; the return parameters' values.
 fn call(
     m: &Module,
     name: &str,
     args: &[u64],
     mem: &mut Memory,
+    sh: &mut Shared,
     special: &HashMap<&'static str, u64>,
 ) -> Vec<u64> {
     let f = m.funcs.get(name).unwrap_or_else(|| panic!("no function {name}"));
@@ -259,17 +294,43 @@ fn call(
         regs: HashMap::new(),
         params: f.params.iter().cloned().zip(args.iter().copied()).collect(),
         special: special.clone(),
+        symbols: HashMap::new(),
     };
     let mut pc = 0;
+    match exec(m, name, f, &mut t, &mut pc, mem, sh) {
+        Stop::Ret => f.rets.iter().map(|r| t.params[r]).collect(),
+        Stop::Barrier => panic!("{name}: a barrier inside a function"),
+    }
+}
+
+/// The bytes of a load or store of type `ty`.
+fn width(ty: &str) -> usize {
+    match ty {
+        "b16" => 2,
+        "f32" | "s32" | "b32" => 4,
+        _ => 8,
+    }
+}
+
+/// Runs `f` from `pc` until it returns or reaches a barrier (then `pc` is after it).
+fn exec(
+    m: &Module,
+    name: &str,
+    f: &Body,
+    t: &mut Thread,
+    pc: &mut usize,
+    mem: &mut Memory,
+    sh: &mut Shared,
+) -> Stop {
     let mut steps = 0u64;
-    while pc < f.lines.len() {
+    while *pc < f.lines.len() {
         steps += 1;
         assert!(steps < 50_000_000, "{name}: too many steps");
-        let Line::Ins(guard, op, a) = &f.lines[pc] else {
-            pc += 1;
+        let Line::Ins(guard, op, a) = &f.lines[*pc] else {
+            *pc += 1;
             continue;
         };
-        pc += 1;
+        *pc += 1;
         if let Some((g, neg)) = guard
             && t.pred(g) == *neg
         {
@@ -279,39 +340,41 @@ fn call(
         let parts: Vec<&str> = op.split('.').collect();
         let ty = *parts.last().unwrap();
         let out: u64 = match parts[0] {
-            "ret" => break,
+            "ret" => return Stop::Ret,
+            "bar" => return Stop::Barrier,
             "trap" => panic!("{name}: trap"),
             "bra" => {
-                pc = f.labels[&a[0]];
+                *pc = f.labels[&a[0]];
                 continue;
             }
             "ld" if parts[1] == "param" => t.params[bracket(&a[1])],
             "st" if parts[1] == "param" => {
-                let x = v(1, &t);
+                let x = v(1, t);
                 t.params.insert(bracket(&a[0]).to_string(), x);
                 continue;
             }
-            "ld" if parts[1] == "global" => {
+            "ld" if parts[1] == "global" || parts[1] == "shared" => {
                 let addr = t.value(bracket(&a[1]));
-                let n = match ty {
-                    "b16" => 2,
-                    "f32" | "s32" | "b32" => 4,
-                    _ => 8,
+                let n = width(ty);
+                let bytes = if parts[1] == "global" {
+                    mem.at(addr, n)
+                } else {
+                    sh.at(addr, n)
                 };
-                let bytes = mem.at(addr, n);
                 let mut w = [0u8; 8];
                 w[..n].copy_from_slice(bytes);
                 u64::from_le_bytes(w)
             }
-            "st" if parts[1] == "global" => {
+            "st" if parts[1] == "global" || parts[1] == "shared" => {
                 let addr = t.value(bracket(&a[0]));
-                let x = v(1, &t);
-                let n = match ty {
-                    "b16" => 2,
-                    "f32" | "s32" | "b32" => 4,
-                    _ => 8,
+                let x = v(1, t);
+                let n = width(ty);
+                let bytes = if parts[1] == "global" {
+                    mem.at(addr, n)
+                } else {
+                    sh.at(addr, n)
                 };
-                mem.at(addr, n).copy_from_slice(&x.to_le_bytes()[..n]);
+                bytes.copy_from_slice(&x.to_le_bytes()[..n]);
                 continue;
             }
             "call" => {
@@ -322,15 +385,16 @@ fn call(
                     .iter()
                     .map(|p| t.params[p])
                     .collect();
-                let r = call(m, &callee, &ins, mem, special);
+                let special = t.special.clone();
+                let r = call(m, &callee, &ins, mem, sh, &special);
                 for (n, x) in rets.iter().zip(r) {
                     t.params.insert(n.clone(), x);
                 }
                 continue;
             }
-            "cvta" | "mov" => v(1, &t),
+            "cvta" | "mov" => v(1, t),
             "setp" => {
-                let (x, y) = (v(1, &t), v(2, &t));
+                let (x, y) = (v(1, t), v(2, t));
                 let b = match ty {
                     "s64" => cmp(parts[1], x as i64, y as i64),
                     "s32" => cmp(parts[1], x as u32 as i32, y as u32 as i32),
@@ -341,12 +405,12 @@ fn call(
             "and" if ty == "pred" => u64::from(t.pred(&a[1]) && t.pred(&a[2])),
             "selp" => {
                 if t.pred(&a[3]) {
-                    v(1, &t)
+                    v(1, t)
                 } else {
-                    v(2, &t)
+                    v(2, t)
                 }
             }
-            "cvt" => convert(&parts[1..], v(1, &t)),
+            "cvt" => convert(&parts[1..], v(1, t)),
             _ => arith(
                 &parts,
                 &a[1..].iter().map(|s| t.value(s)).collect::<Vec<_>>(),
@@ -355,7 +419,7 @@ fn call(
         };
         t.regs.insert(a[0].clone(), out);
     }
-    f.rets.iter().map(|r| t.params[r]).collect()
+    Stop::Ret
 }
 
 fn cmp<T: PartialOrd>(c: &str, x: T, y: T) -> bool {
@@ -478,12 +542,43 @@ fn arith(p: &[&str], a: &[u64], name: &str) -> u64 {
 }
 
 /// Launches entry `name` over `grid` CTAs of `block` threads with the parameter values
-/// `args`, on `mem`.
+/// `args`, on `mem`: each CTA's threads run to each barrier in turn.
 pub fn launch(m: &Module, name: &str, grid: u64, block: u64, args: &[u64], mem: &mut Memory) {
+    let f = m.funcs.get(name).unwrap_or_else(|| panic!("no entry {name}"));
+    let mut symbols = HashMap::new();
+    let mut size = 16usize;
+    for (s, n) in &f.shared {
+        symbols.insert(s.clone(), size as u64);
+        size += n.div_ceil(16) * 16;
+    }
     for cta in 0..grid {
-        for tid in 0..block {
-            let special = HashMap::from([("ctaid.x", cta), ("tid.x", tid), ("ntid.x", block)]);
-            call(m, name, args, mem, &special);
+        let mut sh = Shared(vec![0u8; size]);
+        let mut threads: Vec<(Thread, usize, bool)> = (0..block)
+            .map(|tid| {
+                let t = Thread {
+                    regs: HashMap::new(),
+                    params: f.params.iter().cloned().zip(args.iter().copied()).collect(),
+                    special: HashMap::from([("ctaid.x", cta), ("tid.x", tid), ("ntid.x", block)]),
+                    symbols: symbols.clone(),
+                };
+                (t, 0usize, false)
+            })
+            .collect();
+        while threads.iter().any(|(_, _, done)| !done) {
+            let (mut barrier, mut ret) = (0, 0);
+            for (t, pc, done) in threads.iter_mut().filter(|x| !x.2) {
+                match exec(m, name, f, t, pc, mem, &mut sh) {
+                    Stop::Ret => {
+                        *done = true;
+                        ret += 1;
+                    }
+                    Stop::Barrier => barrier += 1,
+                }
+            }
+            assert!(
+                barrier == 0 || ret == 0,
+                "{name}: {barrier} threads wait at a barrier that {ret} never reach"
+            );
         }
     }
 }

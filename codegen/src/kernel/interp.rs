@@ -76,6 +76,8 @@ struct Table {
 ///     indices: vec![Index { name: "i".into(), extent: SymInt::lit(2) },
 ///                   Index { name: "j".into(), extent: SymInt::lit(3) }],
 ///     tiles: vec![],
+///     threads: vec![],
+///     stages: vec![],
 ///     stmts: vec![Stmt {
 ///         target: Access { tensor: dst, indices: vec![i, j] },
 ///         kind: StoreKind::Assign,

@@ -228,6 +228,17 @@ pub struct Stmt {
     pub contraction: Vec<IndexId>,
 }
 
+/// A staged tensor: its tile copied through a shared-memory layout before the statements run
+/// (the GPU backends; the CPU backends compute the same values without it).
+#[derive(Clone, Debug)]
+pub struct Stage {
+    /// The tensor (read by the kernel, every access at the same tiled indices).
+    pub tensor: TensorId,
+    /// The shared-memory layout: the tile's colexicographic index (over the tensor's
+    /// dimensions) to an element offset. Its size is the tile's.
+    pub layout: Func,
+}
+
 /// A checked kernel.
 #[derive(Clone, Debug)]
 pub struct Kernel {
@@ -239,6 +250,11 @@ pub struct Kernel {
     pub indices: Vec<Index>,
     /// The tiling of the iteration domain (possibly empty).
     pub tiles: Vec<Tile>,
+    /// The CTA's threads over a tile, in order, the first fastest (`Tile::size` is the number
+    /// of threads along the index); empty: the default mapping.
+    pub threads: Vec<Tile>,
+    /// The staged tensors.
+    pub stages: Vec<Stage>,
     /// The statements, run in order.
     pub stmts: Vec<Stmt>,
 }

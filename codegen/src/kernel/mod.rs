@@ -20,8 +20,8 @@ pub use error::RunError;
 pub use interp::run;
 pub(crate) use interp::{Scalar, constant};
 pub use ir::{
-    Access, BinOp, ElemType, Index, IndexId, Kernel, Node, Op, Stmt, StoreKind, Tensor, TensorId, Tile, UnOp,
-    ValueId,
+    Access, BinOp, ElemType, Index, IndexId, Kernel, Node, Op, Stage, Stmt, StoreKind, Tensor, TensorId,
+    Tile, UnOp, ValueId,
 };
 pub use proof::{
     Method, Obligation, ObligationKind, Proved, Refusal, kernel_verdict, obligation_property, obligations,

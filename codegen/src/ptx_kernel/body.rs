@@ -3,6 +3,7 @@
 //! values (see the module documentation for the mapping and the semantics).
 
 use super::OffsetFunc;
+use super::stage::StageCode;
 use crate::EmitError;
 use crate::kernel::{Access, BinOp, ElemType, IndexId, Kernel, Op, Scalar, Stmt, StoreKind, UnOp, constant};
 use std::collections::HashMap;
@@ -84,6 +85,10 @@ struct Builder<'a> {
     params: HashMap<String, String>,
     /// Each index's extent register.
     extents: Vec<String>,
+    /// The staged tensors' code.
+    stages: &'a [StageCode],
+    /// The registers of each tile's first point, by index.
+    starts: HashMap<IndexId, String>,
 }
 
 impl Builder<'_> {
@@ -150,24 +155,75 @@ impl Builder<'_> {
         addr
     }
 
+    /// The shared-memory address of staged access `a` at `point`: the layout at the tile's
+    /// colexicographic index of the point's local coordinates.
+    fn shared_address(&mut self, sc: usize, a: &Access, point: &HashMap<IndexId, String>) -> String {
+        let code = &self.stages[sc];
+        let (buffer, func, tile) = (code.buffer.clone(), code.func.clone(), code.tile.clone());
+        let bytes = self.k.tensors[a.tensor.index()].elem.bytes();
+        let idx = self.reg(Class::Rd);
+        self.ins(format!("mov.s64 {idx}, 0"));
+        let mut mult = 1i64;
+        for (d, x) in a.indices.iter().enumerate() {
+            let local = self.reg(Class::Rd);
+            let start = self.starts[x].clone();
+            self.ins(format!("sub.s64 {local}, {}, {start}", point[x]));
+            self.ins(format!("mad.lo.s64 {idx}, {local}, {mult}, {idx}"));
+            mult *= tile[d];
+        }
+        self.calls += 1;
+        let c = self.calls;
+        let off = self.reg(Class::Rd);
+        let _ = writeln!(self.out, "\t{{");
+        let _ = writeln!(self.out, "\t.param .s64 ret{c};");
+        let _ = writeln!(self.out, "\t.param .s64 arg{c}_0;");
+        self.ins(format!("st.param.s64 [arg{c}_0], {idx}"));
+        self.ins(format!("call.uni (ret{c}), {func}, (arg{c}_0)"));
+        self.ins(format!("ld.param.s64 {off}, [ret{c}]"));
+        let _ = writeln!(self.out, "\t}}");
+        let base = self.reg(Class::Rd);
+        self.ins(format!("mov.u64 {base}, {buffer}"));
+        let addr = self.reg(Class::Rd);
+        self.ins(format!("mad.lo.s64 {addr}, {off}, {bytes}, {base}"));
+        addr
+    }
+
+    /// `v = ` the f32 value of the 16-bit float bits `h` of type `elem`.
+    fn widen(&mut self, elem: ElemType, h: &str, v: &str) {
+        if elem == ElemType::F16 {
+            self.ins(format!("cvt.f32.f16 {v}, {h}"));
+        } else {
+            let r = self.reg(Class::R);
+            self.ins(format!("cvt.u32.u16 {r}, {h}"));
+            self.ins(format!("shl.b32 {r}, {r}, 16"));
+            self.ins(format!("mov.b32 {v}, {r}"));
+        }
+    }
+
     /// The value of `a` at `point` in its compute type.
     fn load(&mut self, a: &Access, point: &HashMap<IndexId, String>) -> String {
-        let addr = self.address(a, point);
         let elem = self.k.tensors[a.tensor.index()].elem;
+        if let Some(sc) = self.stages.iter().position(|s| s.tensor == a.tensor.index()) {
+            // Staged: the shared copy (the bits the staging copy moved).
+            let addr = self.shared_address(sc, a, point);
+            let v = self.reg(class(elem));
+            match elem {
+                ElemType::F16 | ElemType::BF16 => {
+                    let h = self.reg(Class::H);
+                    self.ins(format!("ld.shared.b16 {h}, [{addr}]"));
+                    self.widen(elem, &h, &v);
+                }
+                t => self.ins(format!("ld.shared.{} {v}, [{addr}]", suffix(t))),
+            }
+            return v;
+        }
+        let addr = self.address(a, point);
         let v = self.reg(class(elem));
         match elem {
-            ElemType::F16 => {
+            ElemType::F16 | ElemType::BF16 => {
                 let h = self.reg(Class::H);
                 self.ins(format!("ld.global.b16 {h}, [{addr}]"));
-                self.ins(format!("cvt.f32.f16 {v}, {h}"));
-            }
-            ElemType::BF16 => {
-                let h = self.reg(Class::H);
-                let r = self.reg(Class::R);
-                self.ins(format!("ld.global.b16 {h}, [{addr}]"));
-                self.ins(format!("cvt.u32.u16 {r}, {h}"));
-                self.ins(format!("shl.b32 {r}, {r}, 16"));
-                self.ins(format!("mov.b32 {v}, {r}"));
+                self.widen(elem, &h, &v);
             }
             t => self.ins(format!("ld.global.{} {v}, [{addr}]", suffix(t))),
         }
@@ -367,6 +423,7 @@ pub(super) fn entry(
     params: &[(String, String)],
     funcs: &[OffsetFunc],
     tiles: &[(IndexId, i64)],
+    stages: &[StageCode],
 ) -> Result<String, EmitError> {
     let mut b = Builder {
         k,
@@ -378,6 +435,8 @@ pub(super) fn entry(
         bases: Vec::new(),
         params: HashMap::new(),
         extents: Vec::new(),
+        stages,
+        starts: HashMap::new(),
     };
     let decl: Vec<String> = params
         .iter()
@@ -433,13 +492,49 @@ pub(super) fn entry(
         b.ins(format!("mul.lo.s64 {c}, {c}, {t}"));
         start.insert(*x, c);
     }
-    let points: i64 = tiles.iter().map(|(_, t)| *t).product();
+    b.starts = start.clone();
+    for (n, sc) in stages.iter().enumerate() {
+        stage_copy(&mut b, n, sc, &start, &tid, &ntid);
+    }
+    if !stages.is_empty() {
+        b.comment("every thread has stored its part of the staged tiles");
+        b.ins("bar.sync 0");
+    }
+    // The thread's points: with a `threads` clause, CuTe's local_partition (thread coordinate
+    // `t_x` in the listed order, the first fastest; points `t_x + T_x * v`); otherwise points
+    // `tid, tid + ntid, ...` of the tile in row-major order.
+    let counts: HashMap<IndexId, i64> = k.threads.iter().map(|t| (t.index, t.size)).collect();
+    let mut tcoord: HashMap<IndexId, String> = HashMap::new();
+    if !k.threads.is_empty() {
+        let r = b.reg(Class::Rd);
+        b.ins(format!("mov.s64 {r}, {tid}"));
+        for t in &k.threads {
+            let c = b.reg(Class::Rd);
+            b.ins(format!("rem.s64 {c}, {r}, {}", t.size));
+            b.ins(format!("div.s64 {r}, {r}, {}", t.size));
+            tcoord.insert(t.index, c);
+        }
+    }
+    let count = |x: &IndexId| counts.get(x).copied().unwrap_or(1);
+    let mapped = !k.threads.is_empty();
+    let values: Vec<(IndexId, i64)> = tiles
+        .iter()
+        .map(|(x, t)| (*x, if mapped { t / count(x) } else { *t }))
+        .collect();
+    let points: i64 = values.iter().map(|(_, v)| *v).product();
     let p = b.reg(Class::Rd);
     let (head, next, done) = (b.label("point"), b.label("next"), b.label("done"));
-    b.comment(&format!(
-        "thread tid takes points tid, tid + ntid, ... of the tile's {points}"
-    ));
-    b.ins(format!("mov.s64 {p}, {tid}"));
+    if mapped {
+        b.comment(&format!(
+            "local_partition: each thread takes {points} points of the tile"
+        ));
+        b.ins(format!("mov.s64 {p}, 0"));
+    } else {
+        b.comment(&format!(
+            "thread tid takes points tid, tid + ntid, ... of the tile's {points}"
+        ));
+        b.ins(format!("mov.s64 {p}, {tid}"));
+    }
     b.put_label(&head);
     let stop = b.reg(Class::P);
     b.ins(format!("setp.ge.s64 {stop}, {p}, {points}"));
@@ -449,10 +544,23 @@ pub(super) fn entry(
     b.ins(format!("mov.s64 {r2}, {p}"));
     let inside = b.reg(Class::P);
     b.ins(format!("setp.ge.s64 {inside}, {p}, 0"));
-    for (x, t) in tiles.iter().rev() {
+    // Threads along an index the statement does not iterate repeat nothing: only the first
+    // does the work.
+    for t in &k.threads {
+        if !tiles.iter().any(|(x, _)| *x == t.index) {
+            let q = b.reg(Class::P);
+            b.ins(format!("setp.eq.s64 {q}, {}, 0", tcoord[&t.index]));
+            b.ins(format!("and.pred {inside}, {inside}, {q}"));
+        }
+    }
+    for (x, t) in values.iter().rev() {
         let c = b.reg(Class::Rd);
         b.ins(format!("rem.s64 {c}, {r2}, {t}"));
         b.ins(format!("div.s64 {r2}, {r2}, {t}"));
+        if let Some(tc) = tcoord.get(x) {
+            // local = t_x + T_x * v
+            b.ins(format!("mad.lo.s64 {c}, {c}, {}, {tc}", count(x)));
+        }
         b.ins(format!("add.s64 {c}, {c}, {}", start[x]));
         let q = b.reg(Class::P);
         let n = b.extents[x.index()].clone();
@@ -508,7 +616,11 @@ pub(super) fn entry(
         }
     }
     b.put_label(&next);
-    b.ins(format!("add.s64 {p}, {p}, {ntid}"));
+    if mapped {
+        b.ins(format!("add.s64 {p}, {p}, 1"));
+    } else {
+        b.ins(format!("add.s64 {p}, {p}, {ntid}"));
+    }
     b.ins(format!("bra {head}"));
     b.put_label(&done);
     b.ins("ret");
@@ -521,6 +633,10 @@ pub(super) fn entry(
         v.join(", ")
     });
     let _ = writeln!(text, ".visible .entry {name}(\n\t{}\n)\n{{", decl.join(",\n\t"));
+    for sc in stages {
+        let bytes = sc.elems * k.tensors[sc.tensor].elem.bytes() as i64;
+        let _ = writeln!(text, "\t.shared .align 16 .b8 {}[{bytes}];", sc.buffer);
+    }
     let mut classes = [Class::R, Class::Rd, Class::F, Class::Fd, Class::H, Class::P];
     classes.sort_by_key(|c| c.prefix());
     for c in classes {
@@ -553,4 +669,69 @@ fn describe(k: &Kernel, s: &Stmt) -> String {
         .collect();
     let op = if s.kind == StoreKind::Assign { "=" } else { "+=" };
     format!("{} {op} f({})", access(&s.target), reads.join(", "))
+}
+
+/// The staging copy of stage `n`: the tile's points in colexicographic order over the tensor's
+/// dimensions, thread `tid` taking `tid, tid + ntid, ...`, each loaded from global memory
+/// (bits) and stored at the layout's offset in the shared buffer; points past the extents are
+/// skipped.
+fn stage_copy(
+    b: &mut Builder<'_>,
+    n: usize,
+    sc: &StageCode,
+    start: &HashMap<IndexId, String>,
+    tid: &str,
+    ntid: &str,
+) {
+    let k = b.k;
+    let t = sc.tensor;
+    let elem = k.tensors[t].elem;
+    let points: i64 = sc.tile.iter().product();
+    b.comment(&format!(
+        "stage {}: {points} elements into {} (thread tid takes tid, tid + ntid, ...)",
+        k.tensors[t].name, sc.buffer
+    ));
+    let p = b.reg(Class::Rd);
+    let (head, next, done) = (b.label("stage"), b.label("snext"), b.label("sdone"));
+    b.ins(format!("mov.s64 {p}, {tid}"));
+    b.put_label(&head);
+    let stop = b.reg(Class::P);
+    b.ins(format!("setp.ge.s64 {stop}, {p}, {points}"));
+    b.ins(format!("@{stop} bra {done}"));
+    let r = b.reg(Class::Rd);
+    b.ins(format!("mov.s64 {r}, {p}"));
+    let inside = b.reg(Class::P);
+    b.ins(format!("setp.ge.s64 {inside}, {p}, 0"));
+    let mut point: HashMap<IndexId, String> = HashMap::new();
+    let ids: Vec<IndexId> = sc.dims.iter().map(|d| IndexId::new(*d)).collect();
+    for (d, x) in ids.iter().enumerate() {
+        let c = b.reg(Class::Rd);
+        b.ins(format!("rem.s64 {c}, {r}, {}", sc.tile[d]));
+        b.ins(format!("div.s64 {r}, {r}, {}", sc.tile[d]));
+        b.ins(format!("add.s64 {c}, {c}, {}", start[x]));
+        let q = b.reg(Class::P);
+        let e = b.extents[x.index()].clone();
+        b.ins(format!("setp.lt.s64 {q}, {c}, {e}"));
+        b.ins(format!("and.pred {inside}, {inside}, {q}"));
+        point.insert(*x, c);
+    }
+    b.ins(format!("@!{inside} bra {next}"));
+    let access = Access {
+        tensor: crate::kernel::TensorId::new(t),
+        indices: ids,
+    };
+    let (bits, c) = match elem.bytes() {
+        2 => ("b16", Class::H),
+        4 => ("b32", Class::R),
+        _ => ("b64", Class::Rd),
+    };
+    let from = b.address(&access, &point);
+    let v = b.reg(c);
+    b.ins(format!("ld.global.{bits} {v}, [{from}]"));
+    let to = b.shared_address(n, &access, &point);
+    b.ins(format!("st.shared.{bits} [{to}], {v}"));
+    b.put_label(&next);
+    b.ins(format!("add.s64 {p}, {p}, {ntid}"));
+    b.ins(format!("bra {head}"));
+    b.put_label(&done);
 }

@@ -21,6 +21,9 @@
 //! executes `trap`. NaN payloads follow the hardware (the CPU backends define them).
 
 mod body;
+mod stage;
+
+pub use stage::StageReport;
 
 use crate::EmitError;
 use crate::kernel::{IndexId, Kernel, Stmt};
@@ -79,6 +82,8 @@ pub struct Entry {
     /// The tile size of each outer index of the statement, in order (the grid is the product
     /// of `ceil(extent / tile)`).
     pub tiles: Vec<(String, i64)>,
+    /// The staged tensors, with their bank-conflict degrees.
+    pub stages: Vec<StageReport>,
 }
 
 /// A kernel's PTX module.
@@ -262,6 +267,8 @@ fn kernel_text(k: &Kernel) -> Result<(String, Vec<Entry>), EmitError> {
     let facts = kernel_facts(k);
     let mut text = String::new();
     let _ = writeln!(text, "// Kernel `{}`.", k.name);
+    let (stages, stage_text) = stage::stages(k)?;
+    text.push_str(&stage_text);
     let mut funcs = Vec::with_capacity(k.tensors.len());
     for t in 0..k.tensors.len() {
         let (f, body) = offset_func(k, t, &facts)?;
@@ -289,7 +296,11 @@ fn kernel_text(k: &Kernel) -> Result<(String, Vec<Entry>), EmitError> {
         };
         let tiles = tile_sizes(k, s);
         let points: i64 = tiles.iter().map(|(_, t)| *t).product();
-        let block = points.clamp(1, MAX_THREADS);
+        let block = if k.threads.is_empty() {
+            points.clamp(1, MAX_THREADS)
+        } else {
+            k.threads.iter().map(|t| t.size).product()
+        };
         let mut eparams: Vec<(String, String)> = k
             .tensors
             .iter()
@@ -297,7 +308,7 @@ fn kernel_text(k: &Kernel) -> Result<(String, Vec<Entry>), EmitError> {
             .collect();
         eparams.extend(params.iter().map(|p| ("p".to_string(), p.clone())));
         eparams.extend(k.indices.iter().map(|x| ("n".to_string(), x.name.clone())));
-        let code = body::entry(k, s, &name, &eparams, &funcs, &tiles)?;
+        let code = body::entry(k, s, &name, &eparams, &funcs, &tiles, &stages)?;
         text.push_str(&code);
         text.push('\n');
         entries.push(Entry {
@@ -308,6 +319,7 @@ fn kernel_text(k: &Kernel) -> Result<(String, Vec<Entry>), EmitError> {
                 .iter()
                 .map(|(x, t)| (k.indices[x.index()].name.clone(), *t))
                 .collect(),
+            stages: stages.iter().map(|sc| stage::report(k, sc, block)).collect(),
         });
     }
     Ok((text, entries))

@@ -37,6 +37,8 @@
 //!     indices: vec![Index { name: "i".into(), extent: SymInt::lit(8) },
 //!                   Index { name: "j".into(), extent: SymInt::lit(3) }],
 //!     tiles: vec![],
+//!     threads: vec![],
+//!     stages: vec![],
 //!     stmts: vec![Stmt {
 //!         target: Access { tensor: dst, indices: vec![i, j] },
 //!         kind: StoreKind::Assign,
