@@ -22,12 +22,22 @@ CHECK FILES (*.tess)
   tensor src : f32[(M,N):(1,M)]
   tensor dst : f32[(M,N):(N,1)]
   kernel transpose tile i:32, j:32 { dst[i,j] = src[i,j] }
+  let S = Sw<5,0,5> o (32,32):(32,1)
+  kernel staged tile i:32, j:32 threads j:32, i:8 {
+    stage src in S
+    dst[i,j] = src[i,j]
+  }
+  assert bank_conflict_free(kernel staged)
 
   Each line is param, let, assert or tensor (then spaces or tabs), or blank, or a kernel block
   (which may span lines up to its '}'); # starts a comment. A tensor is TYPE[LAYOUT] (f32 f64
   i32 i64 f16 bf16); a kernel's statements are T[i,j] = EXPR or T[i,j] += EXPR (einsum: indices
   only on the right are summed) over + - * /, max min abs neg fma, casts f32(x) ..., literals.
   Each kernel is one line of the report: its accesses proved in bounds, its outputs injective.
+  GPU clauses (ignored on the CPU): threads i:T, ... (the CTA's threads over a tile, the first
+  listed fastest), stage X in L (X's tile copied through the shared-memory layout L first).
+  assert bank_conflict_free(kernel K) checks every staged access of K (the staging copy's
+  stores, the compute phase's loads): one line each, refuted with the two conflicting threads.
   A directory stands for the *.tess files directly in it (subdirectories are not searched).
 ";
 

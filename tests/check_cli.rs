@@ -42,6 +42,12 @@ fn example_files_have_their_expected_verdicts() {
         verdicts("examples/broken/bank_conflict.tess"),
         (vec!["proved".into(), "refuted".into()], 1)
     );
+    // Kernels staged through shared memory: the bank assertions of their stages.
+    assert_eq!(verdicts("examples/staged.tess"), (all(4, "proved"), 0));
+    assert_eq!(
+        verdicts("examples/broken/staged_conflict.tess"),
+        (vec!["proved".into(), "refuted".into(), "proved".into()], 1)
+    );
     // The README's main job: every example at once.
     let out = tessera(&["check", "examples"]);
     assert_eq!(

@@ -385,6 +385,20 @@ fn threads_and_stage_clauses() {
         }
     }
     assert!(bad.is_empty(), "{bad:#?}");
+    // `assert bank_conflict_free(kernel K)`: one assertion per phase of each stage.
+    let cf = load(&format!("{ok}assert bank_conflict_free(kernel k)\n")).unwrap();
+    let texts: Vec<&str> = cf.assertions.iter().map(|a| a.text.as_str()).collect();
+    assert_eq!(
+        texts[1..],
+        [
+            "bank_conflict_free(kernel k): stage src: staging stores",
+            "bank_conflict_free(kernel k): stage src: compute loads"
+        ]
+    );
+    let (_, col, m) = error("assert bank_conflict_free(kernel nope)\n");
+    assert_eq!((col, m.as_str()), (27, "no kernel 'nope' declared above"));
+    let (_, _, m) = error("kernel k { dst[i,j] = src[i,j] }\nassert bank_conflict_free(kernel k)\n");
+    assert!(m.starts_with("kernel k stages nothing"), "{m}");
 }
 
 #[test]

@@ -48,7 +48,9 @@ pub use jit::{
 };
 pub use lang::Lang;
 pub use names::sanitize;
-pub use ptx_kernel::{Arch, Entry, MAX_THREADS, PtxKernel, StageReport, emit_kernel, emit_module};
+pub use ptx_kernel::{
+    Arch, Entry, MAX_THREADS, PtxKernel, StageReport, emit_kernel, emit_module, stage_banks,
+};
 pub use signature::{Assumption, Signature};
 
 use tessera_ir::index::IndexExpr;

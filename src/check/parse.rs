@@ -247,6 +247,40 @@ pub fn load(path: &str, src: &str) -> Result<CheckFile, CheckError> {
         }
         if let Some(rest) = keyword(t, "assert") {
             let off = indent + "assert".len();
+            // `assert bank_conflict_free(kernel NAME)`: every staged access of the kernel.
+            let compact: String = rest.chars().filter(|c| !c.is_whitespace()).collect();
+            if let Some(name) = compact
+                .strip_prefix("bank_conflict_free(kernel")
+                .and_then(|r| r.strip_suffix(')'))
+            {
+                let col = off + rest.find("kernel").unwrap_or(0);
+                let Some(k) = kernels.iter().find(|k| k.name == name) else {
+                    return Err(err(line, col, format!("no kernel '{name}' declared above"), raw));
+                };
+                let banks =
+                    tessera_codegen::stage_banks(k).map_err(|e| err(line, col, e.to_string(), raw))?;
+                if banks.is_empty() {
+                    return Err(err(
+                        line,
+                        col,
+                        format!(
+                            "kernel {name} stages nothing (no 'stage' line): no shared-memory access to check"
+                        ),
+                        raw,
+                    ));
+                }
+                for (what, bank) in banks {
+                    assertions.push(Assertion {
+                        file: path.to_string(),
+                        line,
+                        text: format!("bank_conflict_free(kernel {name}): {what}"),
+                        identity: None,
+                        property: tessera_verifier::Property::BankConflictFree(bank),
+                        kernel: None,
+                    });
+                }
+                continue;
+            }
             let p = property(rest, off, &env).map_err(|(col, msg)| err(line, col, msg, raw))?;
             assertions.push(Assertion {
                 file: path.to_string(),

@@ -23,7 +23,7 @@
 mod body;
 mod stage;
 
-pub use stage::StageReport;
+pub use stage::{StageReport, stage_banks};
 
 use crate::EmitError;
 use crate::kernel::{IndexId, Kernel, Stmt};

@@ -215,3 +215,46 @@ pub(crate) fn stages(k: &Kernel) -> Result<(Vec<StageCode>, String), EmitError> 
     }
     Ok((out, text))
 }
+
+/// The bank-conflict questions of `k`'s stages: for each staged tensor, its staging copy's
+/// stores and (with a `threads` clause) its compute phase's loads, each named
+/// (`stage src: staging stores`), for the prover to answer with counterexamples.
+///
+/// @pre `k` passed the front end.
+/// @post the questions whose degrees [`StageReport`] gives (for the block of `k`'s first
+/// statement).
+pub fn stage_banks(k: &Kernel) -> Result<Vec<(String, Bank)>, EmitError> {
+    let (codes, _) = stages(k)?;
+    let block = match k.stmts.first() {
+        Some(s) if k.threads.is_empty() => {
+            let points: i64 = super::tile_sizes(k, s).iter().map(|(_, t)| *t).product();
+            points.clamp(1, super::MAX_THREADS)
+        }
+        _ => k.threads.iter().map(|t| t.size).product(),
+    };
+    let facts = Arc::new(Facts::default());
+    let mut out = Vec::new();
+    for sc in &codes {
+        let st = k
+            .stages
+            .iter()
+            .find(|s| s.tensor.index() == sc.tensor)
+            .expect("the stage of the code");
+        let tensor = &k.tensors[sc.tensor];
+        let (staging, compute) = tv_layouts(&sc.dims, &sc.tile, &k.threads, block);
+        for (what, tv) in [("staging stores", staging), ("compute loads", compute)] {
+            let Some(tv) = tv else { continue };
+            let tv = Func::parse(&tv, &facts).map_err(|e| EmitError::Unsupported(e.to_string()))?;
+            out.push((
+                format!("stage {}: {what}", tensor.name),
+                Bank {
+                    smem: st.layout.clone(),
+                    tv,
+                    elem: tensor.elem.bytes() as i64,
+                    access: tensor.elem.bytes() as i64,
+                },
+            ));
+        }
+    }
+    Ok(out)
+}
