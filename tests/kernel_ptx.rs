@@ -175,7 +175,7 @@ fn bytes(b: &Buffer) -> Vec<u8> {
 
 /// Emits `p`'s kernel, runs every entry in the PTX interpreter over its grid from the seeded
 /// buffers, and compares every byte with the reference interpreter's result.
-fn ptx_equals_interpreter(p: &Proved, b: &HashMap<String, i64>, seed: u64) -> Result<(), String> {
+fn ptx_equals_interpreter(p: &Proved, b: &HashMap<String, i64>, seed: u64) -> Result<ptx_vm::Stats, String> {
     let k = p.kernel();
     let m = emit_kernel(k, Arch::Sm80).map_err(|e| e.to_string())?;
     let start: Vec<Buffer> = k
@@ -192,6 +192,7 @@ fn ptx_equals_interpreter(p: &Proved, b: &HashMap<String, i64>, seed: u64) -> Re
         let x = k.indices.iter().find(|x| x.name == name).unwrap();
         x.extent.eval(b).unwrap()
     };
+    let mut stats = ptx_vm::Stats::default();
     for e in &m.entries {
         let args: Vec<u64> = e
             .params
@@ -203,7 +204,9 @@ fn ptx_equals_interpreter(p: &Proved, b: &HashMap<String, i64>, seed: u64) -> Re
             })
             .collect();
         let grid: i64 = e.tiles.iter().map(|(x, t)| (extent(x) + t - 1) / t).product();
-        ptx_vm::launch(&module, &e.name, grid as u64, e.block as u64, &args, &mut mem);
+        let s = ptx_vm::launch(&module, &e.name, grid as u64, e.block as u64, &args, &mut mem);
+        stats.load_wavefronts = stats.load_wavefronts.max(s.load_wavefronts);
+        stats.store_wavefronts = stats.store_wavefronts.max(s.store_wavefronts);
     }
     for (t, w) in want.iter().enumerate() {
         let (got, w) = (&mem.buffers[t].1, bytes(w));
@@ -214,7 +217,7 @@ fn ptx_equals_interpreter(p: &Proved, b: &HashMap<String, i64>, seed: u64) -> Re
             ));
         }
     }
-    Ok(())
+    Ok(stats)
 }
 
 #[test]
@@ -270,7 +273,7 @@ fn staged_kernels_assemble_run_and_report_their_bank_degrees() {
         .collect();
     for k in &cf.kernels {
         let p = Proved::check_at(k.clone(), &b, &Options::default(), false).unwrap();
-        ptx_equals_interpreter(&p, &b, 5).unwrap_or_else(|e| panic!("{}: {e}", k.name));
+        let stats = ptx_equals_interpreter(&p, &b, 5).unwrap_or_else(|e| panic!("{}: {e}", k.name));
         let m = emit_kernel(k, Arch::Sm80).unwrap();
         let r = &m.entries[0].stages[0];
         let want = if k.name == "transpose_staged" {
@@ -285,6 +288,14 @@ fn staged_kernels_assemble_run_and_report_their_bank_degrees() {
             k.name
         );
         assert_eq!(r.bytes, 4096);
+        // The interpreter's own count of wavefronts, per warp instruction over the whole grid,
+        // agrees with the proved degrees.
+        assert_eq!(
+            (stats.store_wavefronts as i64, stats.load_wavefronts as i64),
+            want,
+            "{}",
+            k.name
+        );
     }
 }
 

@@ -194,21 +194,66 @@ struct Thread {
     special: HashMap<&'static str, u64>,
     /// The shared arrays' addresses.
     symbols: HashMap<String, u64>,
+    /// Shared accesses so far in this barrier round.
+    seq: usize,
 }
 
-/// A CTA's shared memory.
-pub struct Shared(Vec<u8>);
+/// A CTA's shared memory, and the log of its accesses.
+pub struct Shared {
+    bytes: Vec<u8>,
+    /// Each access: (store?, barrier round, the thread's how-many-th shared access of the
+    /// round, thread, byte address, bytes).
+    log: Vec<(bool, usize, usize, u64, u64, usize)>,
+    round: usize,
+}
 
 impl Shared {
     fn at(&mut self, addr: u64, n: usize) -> &mut [u8] {
         let a = addr as usize;
         assert!(
-            a + n <= self.0.len(),
+            a + n <= self.bytes.len(),
             "shared access of {n} bytes at {a} of {}",
-            self.0.len()
+            self.bytes.len()
         );
-        &mut self.0[a..a + n]
+        &mut self.bytes[a..a + n]
     }
+
+    /// The largest number of distinct 4-byte words in one of the 32 banks over the warp
+    /// instructions of the log (accesses of up to 4 bytes: one phase of 32 threads): the
+    /// wavefronts of the worst load and of the worst store.
+    fn wavefronts(&self) -> (usize, usize) {
+        let mut groups: HashMap<(bool, usize, usize, u64), Vec<u64>> = HashMap::new();
+        for (store, round, seq, tid, addr, n) in &self.log {
+            assert!(*n <= 4, "wide shared accesses are not counted");
+            groups
+                .entry((*store, *round, *seq, tid / 32))
+                .or_default()
+                .push(addr / 4);
+        }
+        let (mut load, mut store) = (0, 0);
+        for ((st, ..), words) in groups {
+            let mut banks: HashMap<u64, std::collections::BTreeSet<u64>> = HashMap::new();
+            for w in words {
+                banks.entry(w % 32).or_default().insert(w);
+            }
+            let d = banks.values().map(|b| b.len()).max().unwrap_or(0);
+            if st {
+                store = store.max(d);
+            } else {
+                load = load.max(d);
+            }
+        }
+        (load, store)
+    }
+}
+
+/// What a launch measured.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// The wavefronts of the worst warp-wide shared load (1: conflict-free; 0: none).
+    pub load_wavefronts: usize,
+    /// The same for stores.
+    pub store_wavefronts: usize,
 }
 
 /// Why execution stopped.
@@ -295,6 +340,7 @@ fn call(
         params: f.params.iter().cloned().zip(args.iter().copied()).collect(),
         special: special.clone(),
         symbols: HashMap::new(),
+        seq: 0,
     };
     let mut pc = 0;
     match exec(m, name, f, &mut t, &mut pc, mem, sh) {
@@ -356,6 +402,10 @@ fn exec(
             "ld" if parts[1] == "global" || parts[1] == "shared" => {
                 let addr = t.value(bracket(&a[1]));
                 let n = width(ty);
+                if parts[1] == "shared" {
+                    sh.log.push((false, sh.round, t.seq, t.special["tid.x"], addr, n));
+                    t.seq += 1;
+                }
                 let bytes = if parts[1] == "global" {
                     mem.at(addr, n)
                 } else {
@@ -369,6 +419,10 @@ fn exec(
                 let addr = t.value(bracket(&a[0]));
                 let x = v(1, t);
                 let n = width(ty);
+                if parts[1] == "shared" {
+                    sh.log.push((true, sh.round, t.seq, t.special["tid.x"], addr, n));
+                    t.seq += 1;
+                }
                 let bytes = if parts[1] == "global" {
                     mem.at(addr, n)
                 } else {
@@ -543,7 +597,8 @@ fn arith(p: &[&str], a: &[u64], name: &str) -> u64 {
 
 /// Launches entry `name` over `grid` CTAs of `block` threads with the parameter values
 /// `args`, on `mem`: each CTA's threads run to each barrier in turn.
-pub fn launch(m: &Module, name: &str, grid: u64, block: u64, args: &[u64], mem: &mut Memory) {
+pub fn launch(m: &Module, name: &str, grid: u64, block: u64, args: &[u64], mem: &mut Memory) -> Stats {
+    let mut stats = Stats::default();
     let f = m.funcs.get(name).unwrap_or_else(|| panic!("no entry {name}"));
     let mut symbols = HashMap::new();
     let mut size = 16usize;
@@ -552,7 +607,11 @@ pub fn launch(m: &Module, name: &str, grid: u64, block: u64, args: &[u64], mem: 
         size += n.div_ceil(16) * 16;
     }
     for cta in 0..grid {
-        let mut sh = Shared(vec![0u8; size]);
+        let mut sh = Shared {
+            bytes: vec![0u8; size],
+            log: Vec::new(),
+            round: 0,
+        };
         let mut threads: Vec<(Thread, usize, bool)> = (0..block)
             .map(|tid| {
                 let t = Thread {
@@ -560,6 +619,7 @@ pub fn launch(m: &Module, name: &str, grid: u64, block: u64, args: &[u64], mem: 
                     params: f.params.iter().cloned().zip(args.iter().copied()).collect(),
                     special: HashMap::from([("ctaid.x", cta), ("tid.x", tid), ("ntid.x", block)]),
                     symbols: symbols.clone(),
+                    seq: 0,
                 };
                 (t, 0usize, false)
             })
@@ -567,6 +627,7 @@ pub fn launch(m: &Module, name: &str, grid: u64, block: u64, args: &[u64], mem: 
         while threads.iter().any(|(_, _, done)| !done) {
             let (mut barrier, mut ret) = (0, 0);
             for (t, pc, done) in threads.iter_mut().filter(|x| !x.2) {
+                t.seq = 0;
                 match exec(m, name, f, t, pc, mem, &mut sh) {
                     Stop::Ret => {
                         *done = true;
@@ -579,6 +640,11 @@ pub fn launch(m: &Module, name: &str, grid: u64, block: u64, args: &[u64], mem: 
                 barrier == 0 || ret == 0,
                 "{name}: {barrier} threads wait at a barrier that {ret} never reach"
             );
+            sh.round += 1;
         }
+        let (load, store) = sh.wavefronts();
+        stats.load_wavefronts = stats.load_wavefronts.max(load);
+        stats.store_wavefronts = stats.store_wavefronts.max(store);
     }
+    stats
 }

@@ -588,9 +588,18 @@ pub(super) fn entry(
                 4 => ("b32", Class::R),
                 _ => ("b64", Class::Rd),
             };
-            let from = b.address(src, &point);
             let v = b.reg(c);
-            b.ins(format!("ld.global.{bits} {v}, [{from}]"));
+            match stages.iter().position(|sc| sc.tensor == src.tensor.index()) {
+                // A staged source is read from its shared copy.
+                Some(n) => {
+                    let from = b.shared_address(n, src, &point);
+                    b.ins(format!("ld.shared.{bits} {v}, [{from}]"));
+                }
+                None => {
+                    let from = b.address(src, &point);
+                    b.ins(format!("ld.global.{bits} {v}, [{from}]"));
+                }
+            }
             let to = b.address(target, &point);
             b.ins(format!("st.global.{bits} [{to}], {v}"));
         }
