@@ -9,7 +9,7 @@ use super::loops::for_loop;
 use super::{JitError, Param, index};
 use crate::lang::Lang;
 use crate::plan::Plan;
-use crate::signature::{Assumption, Signature};
+
 use cranelift_codegen::ir::{ConstantData, Endianness, InstBuilder, MemFlagsData, Value, types};
 use cranelift_frontend::FunctionBuilder;
 use cranelift_jit::JITModule;
@@ -131,20 +131,7 @@ impl CopyKernel {
         let src_len = needed(&spec.src, &ranges, "source").map_err(JitError::Copy)?;
         let dst_len = needed(&spec.dst, &ranges, "destination").map_err(JitError::Copy)?;
         // Both offsets are functions of `c0 < n0` and `c1 < n1`.
-        let sig = Signature {
-            name: "offset".into(),
-            args: vec![Var::Coord(0), Var::Coord(1)],
-            assumptions: [(Var::Coord(0), n0), (Var::Coord(1), n1)]
-                .into_iter()
-                .map(|(var, n)| Assumption {
-                    var,
-                    lo: Some(0),
-                    hi: Some(n - 1),
-                    modulus: 1,
-                })
-                .collect(),
-            notes: Vec::new(),
-        };
+        let sig = super::coords_signature(&[n0, n1]);
         let (ps, pd) = (
             Plan::new(&spec.src, &sig, Lang::C)?,
             Plan::new(&spec.dst, &sig, Lang::C)?,

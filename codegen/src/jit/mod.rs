@@ -146,6 +146,27 @@ fn isa() -> Result<std::sync::Arc<dyn cranelift_codegen::isa::TargetIsa>, JitErr
         .map_err(|e| JitError::Cranelift(e.to_string()))
 }
 
+/// The signature of an offset function of the coordinates `c0 < dims[0]`, `c1 < dims[1]`, ..
+/// (an empty extent admits only 0, and nothing runs on it).
+pub(crate) fn coords_signature(dims: &[i64]) -> Signature {
+    let args: Vec<Var> = (0..dims.len()).map(|d| Var::Coord(d as u32)).collect();
+    Signature {
+        name: "offset".into(),
+        assumptions: args
+            .iter()
+            .zip(dims)
+            .map(|(var, &n)| Assumption {
+                var: var.clone(),
+                lo: Some(0),
+                hi: Some((n - 1).max(0)),
+                modulus: 1,
+            })
+            .collect(),
+        args,
+        notes: Vec::new(),
+    }
+}
+
 /// A parameter of a compiled function.
 #[derive(Clone, Copy)]
 pub(crate) enum Param {

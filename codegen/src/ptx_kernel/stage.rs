@@ -59,6 +59,31 @@ pub(crate) struct StageCode {
     pub elems: i64,
 }
 
+/// The bank-conflict questions of stage `sc` of `k` in an entry of `block` threads: the
+/// staging copy's stores and the compute phase's loads (`None` where not posed).
+fn phase_banks(k: &Kernel, sc: &StageCode, block: i64) -> [(&'static str, Option<Bank>); 2] {
+    let st = k
+        .stages
+        .iter()
+        .find(|s| s.tensor.index() == sc.tensor)
+        .expect("the stage of the code");
+    let tensor = &k.tensors[sc.tensor];
+    let facts = Arc::new(Facts::default());
+    let bank = |tv: Option<String>| -> Option<Bank> {
+        Some(Bank {
+            smem: st.layout.clone(),
+            tv: Func::parse(&tv?, &facts).ok()?,
+            elem: tensor.elem.bytes() as i64,
+            access: tensor.elem.bytes() as i64,
+        })
+    };
+    let (staging, compute) = tv_layouts(&sc.dims, &sc.tile, &k.threads, block);
+    [
+        ("staging stores", bank(staging)),
+        ("compute loads", bank(compute)),
+    ]
+}
+
 /// The report of stage `sc` of `k` in an entry of `block` threads.
 pub(crate) fn report(k: &Kernel, sc: &StageCode, block: i64) -> StageReport {
     let st = k
@@ -67,24 +92,14 @@ pub(crate) fn report(k: &Kernel, sc: &StageCode, block: i64) -> StageReport {
         .find(|s| s.tensor.index() == sc.tensor)
         .expect("the stage of the code");
     let tensor = &k.tensors[sc.tensor];
-    let facts = Arc::new(Facts::default());
-    let degree = |tv: &Option<String>| -> Option<i64> {
-        let tv = Func::parse(tv.as_ref()?, &facts).ok()?;
-        let b = Bank {
-            smem: st.layout.clone(),
-            tv,
-            elem: tensor.elem.bytes() as i64,
-            access: tensor.elem.bytes() as i64,
-        };
-        analyze(&b).ok().map(|a| a.degree)
-    };
-    let (staging, compute) = tv_layouts(&sc.dims, &sc.tile, &k.threads, block);
+    let [(_, store), (_, load)] = phase_banks(k, sc, block);
+    let degree = |b: Option<Bank>| analyze(&b?).ok().map(|a| a.degree);
     StageReport {
         tensor: tensor.name.clone(),
         layout: st.layout.to_string(),
         bytes: sc.elems * tensor.elem.bytes() as i64,
-        store_degree: degree(&staging),
-        load_degree: degree(&compute),
+        store_degree: degree(store),
+        load_degree: degree(load),
     }
 }
 
@@ -232,28 +247,13 @@ pub fn stage_banks(k: &Kernel) -> Result<Vec<(String, Bank)>, EmitError> {
         }
         _ => k.threads.iter().map(|t| t.size).product(),
     };
-    let facts = Arc::new(Facts::default());
     let mut out = Vec::new();
     for sc in &codes {
-        let st = k
-            .stages
-            .iter()
-            .find(|s| s.tensor.index() == sc.tensor)
-            .expect("the stage of the code");
-        let tensor = &k.tensors[sc.tensor];
-        let (staging, compute) = tv_layouts(&sc.dims, &sc.tile, &k.threads, block);
-        for (what, tv) in [("staging stores", staging), ("compute loads", compute)] {
-            let Some(tv) = tv else { continue };
-            let tv = Func::parse(&tv, &facts).map_err(|e| EmitError::Unsupported(e.to_string()))?;
-            out.push((
-                format!("stage {}: {what}", tensor.name),
-                Bank {
-                    smem: st.layout.clone(),
-                    tv,
-                    elem: tensor.elem.bytes() as i64,
-                    access: tensor.elem.bytes() as i64,
-                },
-            ));
+        let name = &k.tensors[sc.tensor].name;
+        for (what, bank) in phase_banks(k, sc, block) {
+            if let Some(bank) = bank {
+                out.push((format!("stage {name}: {what}"), bank));
+            }
         }
     }
     Ok(out)

@@ -44,7 +44,7 @@ use super::copy::needed;
 use super::{JitError, check_total};
 use crate::lang::Lang;
 use crate::plan::Plan;
-use crate::signature::{Assumption, Signature};
+use crate::signature::Signature;
 use cranelift_jit::JITModule;
 use micro::{MicroEntry, Tile};
 use pack::PackEntry;
@@ -132,20 +132,7 @@ pub struct GemmKernel {
 
 /// The signature of an offset function of `c0 < n0`, `c1 < n1`.
 fn signature(n0: i64, n1: i64) -> Signature {
-    Signature {
-        name: "offset".into(),
-        args: vec![Var::Coord(0), Var::Coord(1)],
-        assumptions: [(Var::Coord(0), n0), (Var::Coord(1), n1)]
-            .into_iter()
-            .map(|(var, n)| Assumption {
-                var,
-                lo: Some(0),
-                hi: Some(n - 1),
-                modulus: 1,
-            })
-            .collect(),
-        notes: Vec::new(),
-    }
+    super::coords_signature(&[n0, n1])
 }
 
 /// The buffer length that `e`'s offsets over `c0 < n0`, `c1 < n1` need, proved.

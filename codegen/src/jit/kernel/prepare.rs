@@ -5,7 +5,7 @@
 //! every offset lies inside the buffer. Also the contiguity proofs that decide vectorisation.
 
 use crate::kernel::{ElemType, Tensor};
-use crate::signature::{Assumption, Signature};
+use crate::signature::Signature;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -72,21 +72,7 @@ pub(crate) fn tensor_code(
     }
     let args: Vec<Var> = (0..dims.len()).map(|d| Var::Coord(d as u32)).collect();
     let empty = dims.iter().any(|&n| n <= 0);
-    let sig = Signature {
-        name: "offset".into(),
-        args: args.clone(),
-        assumptions: args
-            .iter()
-            .zip(&dims)
-            .map(|(v, &n)| Assumption {
-                var: v.clone(),
-                lo: Some(0),
-                hi: Some((n - 1).max(0)),
-                modulus: 1,
-            })
-            .collect(),
-        notes: Vec::new(),
-    };
+    let sig = crate::jit::coords_signature(&dims);
     if empty {
         time.simplify += start.elapsed();
         return Ok(TensorCode {
