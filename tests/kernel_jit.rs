@@ -269,3 +269,17 @@ fn the_random_kernels_exercise_every_path() {
         "{vector} vector, {scalar} scalar, {sums} sums"
     );
 }
+
+/// The GPU clauses (`threads`, `stage`) change nothing on the CPU: the staged transposes
+/// compile to the same copy kernel and equal the interpreter.
+#[test]
+fn gpu_clauses_are_ignored_on_the_cpu() {
+    let src =
+        std::fs::read_to_string(format!("{}/examples/staged.tess", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let b = bind(&[("M", 64), ("N", 96)]);
+    for name in ["transpose_staged", "transpose_conflicted"] {
+        let p = Proved::check(kernel(&src, name), &opts(), false).unwrap();
+        let paths = same(&p, &b, 2).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(matches!(paths[0], StmtPath::Copy(_)), "{paths:?}");
+    }
+}
