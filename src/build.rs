@@ -21,8 +21,12 @@ statement's outer indices (declared tiles; else 256 along the last outer index);
 threads per CTA, each taking points tid, tid + ntid, ...; points past the extents are
 predicated off. All kernels go to one module: to FILE with -o FILE, else to stdout.
 
-Not built yet: the `threads`, `stage` and `vector` clauses (shared-memory staging and its
-bank-conflict proofs), the shared-memory GEMM and mma.sync.
+With `threads`, a CTA has those threads (CuTe's local_partition); each `stage X in L` is copied
+into shared memory first (then bar.sync), and the build prints the bank-conflict degree of the
+staging stores and of the compute loads. `vector W` asks for .vW accesses, granted where
+contiguity and alignment are proved (else the build fails naming the fact).
+
+Not built yet: the shared-memory GEMM and mma.sync.
 
 EXIT CODES
   0 built, 1 a kernel refuted, 2 a proof unknown, 3 bad input

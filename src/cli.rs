@@ -35,7 +35,8 @@ CHECK FILES (*.tess)
   only on the right are summed) over + - * /, max min abs neg fma, casts f32(x) ..., literals.
   Each kernel is one line of the report: its accesses proved in bounds, its outputs injective.
   GPU clauses (ignored on the CPU): threads i:T, ... (the CTA's threads over a tile, the first
-  listed fastest), stage X in L (X's tile copied through the shared-memory layout L first).
+  listed fastest), stage X in L (X's tile copied through the shared-memory layout L first),
+  vector 4 (128-bit accesses where contiguity and alignment are proved).
   assert bank_conflict_free(kernel K) checks every staged access of K (the staging copy's
   stores, the compute phase's loads): one line each, refuted with the two conflicting threads.
   A directory stands for the *.tess files directly in it (subdirectories are not searched).

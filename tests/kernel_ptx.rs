@@ -349,3 +349,67 @@ fn stage_degrees_match_a_count_from_the_definition() {
         );
     }
 }
+
+const VECTOR: &str = "param M, N where M % 4 == 0, N % 32 == 0, 4 <= M <= 4096, 32 <= N <= 4096
+tensor x : f32[(M,N):(N,1)]
+tensor y : f32[(M,N):(N,1)]
+tensor b : f32[N:1]
+tensor xh : f16[(M,N):(N,1)]
+tensor yh : f16[(M,N):(N,1)]
+tensor bh : f16[N:1]
+tensor xd : f64[(M,N):(N,1)]
+tensor yd : f64[(M,N):(N,1)]
+tensor xt : f32[(M,N):(1,M)]
+tensor xp : f32[(M,N):(N+1,1)]
+kernel relu vector 4 { y[i,j] = max(x[i,j] + b[j], 0) }
+kernel relu_h vector 4 { yh[i,j] = max(xh[i,j] + bh[j], 0) }
+kernel copy_h tile i:2, j:64 vector 4 { yh[i,j] = xh[i,j] }
+kernel scale_d vector 2 { yd[i,j] = xd[i,j] * 0.5 + f64(b[j]) }
+kernel col vector 4 { y[i,j] = xt[i,j] }
+kernel padded vector 4 { y[i,j] = xp[i,j] }
+kernel wide vector 4 { yd[i,j] = xd[i,j] }
+kernel sum vector 4 { b[j] += x[i,j] }
+";
+
+/// `vector W`: granted where contiguity and alignment are proved (then `.vW` accesses, which
+/// the PTX interpreter checks aligned, and results equal the interpreter's), refused with the
+/// failed fact otherwise.
+#[test]
+fn vector_accesses_where_proved() {
+    let cf = check::load("v.tess", VECTOR).unwrap();
+    let b: HashMap<String, i64> = [("M", 8), ("N", 96)]
+        .iter()
+        .map(|(n, v)| (n.to_string(), *v))
+        .collect();
+    for name in ["relu", "relu_h", "copy_h", "scale_d"] {
+        let k = cf.kernels.iter().find(|k| k.name == name).unwrap();
+        for arch in [Arch::Sm80, Arch::Sm90] {
+            let m = emit_kernel(k, arch).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let w = if name == "scale_d" { "v2" } else { "v4" };
+            assert!(
+                m.text.contains(&format!("ld.global.{w}.")) && m.text.contains(&format!("st.global.{w}.")),
+                "{name}"
+            );
+            assemble(&m.text, arch, name);
+        }
+        let p = Proved::check_at(k.clone(), &b, &Options::default(), false).unwrap();
+        ptx_equals_interpreter(&p, &b, 9).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+    for (name, why) in [
+        ("col", "xt is not proved contiguous along j"),
+        ("padded", "xp is not proved aligned"),
+        ("wide", "4 elements of yd (f64) exceed 16 bytes"),
+        ("sum", "a '+=' statement is not vectorised yet"),
+    ] {
+        let k = cf.kernels.iter().find(|k| k.name == name).unwrap();
+        let e = emit_kernel(k, Arch::Sm80).unwrap_err().to_string();
+        assert!(e.contains(why), "{name}: {e}");
+    }
+    // An extent the facts do not make a multiple of the width.
+    let cf = check::load("w.tess", "param P where 1 <= P <= 64\ntensor s : f32[P:1]\ntensor d : f32[P:1]\nkernel k vector 4 { d[i] = s[i] * 2 }\n").unwrap();
+    let e = emit_kernel(&cf.kernels[0], Arch::Sm80).unwrap_err().to_string();
+    assert!(
+        e.contains("the extent P of i is not proved a multiple of 4"),
+        "{e}"
+    );
+}

@@ -65,6 +65,8 @@ pub struct KernelDecl {
     pub tiles: Vec<TileDecl>,
     /// The `threads` clause, in order (the first listed fastest).
     pub threads: Vec<TileDecl>,
+    /// The `vector W` clause: the width asked for, and where it is.
+    pub vector: Option<(i64, Pos)>,
     /// The `stage` lines of the body, in order.
     pub stages: Vec<StageDecl>,
     /// The statements, in order.

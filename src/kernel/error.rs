@@ -132,6 +132,9 @@ pub enum ErrorKind {
     /// An index tiled twice.
     #[error("index '{0}' is tiled twice")]
     TileTwice(String),
+    /// A `vector` clause the front end refuses.
+    #[error("vector: {0}")]
+    Vector(String),
     /// A `threads` clause that does not fit the tiles.
     #[error("threads: {0}")]
     Threads(String),

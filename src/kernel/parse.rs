@@ -4,7 +4,8 @@
 //! ```text
 //! tensor  := "tensor" NAME ":" TYPE "[" LAYOUT "]"
 //! kernel  := "kernel" NAME [ "tile" NAME ":" INT { "," NAME ":" INT } ]
-//!            [ "threads" NAME ":" INT { "," NAME ":" INT } ] "{" { stage SEP } { stmt SEP } "}"
+//!            [ "threads" NAME ":" INT { "," NAME ":" INT } ] [ "vector" INT ]
+//!            "{" { stage SEP } { stmt SEP } "}"
 //! stage   := "stage" NAME "in" NAME
 //! stmt    := access ( "=" | "+=" ) expr
 //! SEP     := ";" | a line break | before "}"
@@ -428,6 +429,18 @@ pub fn parse_kernel(src: &str, first_line: usize) -> Result<KernelDecl, KernelEr
     let (name, pos) = p.name("a kernel name")?;
     let tiles = p.sizes("tile", "an index name to tile", "a tile size")?;
     let threads = p.sizes("threads", "an index name", "a thread count")?;
+    let vector = if matches!(p.tok(), Tok::Name(n) if n == "vector") {
+        p.bump();
+        let pos = p.pos();
+        let w = match p.tok() {
+            Tok::Int(v) => *v,
+            _ => return Err(p.expected("a vector width (2 or 4)")),
+        };
+        p.bump();
+        Some((w, pos))
+    } else {
+        None
+    };
     p.punct('{')?;
     let mut body = Vec::new();
     let mut stages = Vec::new();
@@ -478,6 +491,7 @@ pub fn parse_kernel(src: &str, first_line: usize) -> Result<KernelDecl, KernelEr
         pos,
         tiles,
         threads,
+        vector,
         stages,
         body,
     })

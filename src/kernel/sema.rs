@@ -128,7 +128,8 @@ fn reads<'e>(e: &'e ExprDecl, out: &mut Vec<&'e AccessDecl>) {
     }
 }
 
-/// Checks a kernel against the file's tensors and lowers it to the kernel IR.
+/// Checks a kernel against the file's tensors and lowers it to the kernel IR; `stage_layouts`
+/// holds the value of each `stage` line's layout name, in order.
 ///
 /// ```
 /// use std::sync::Arc;
@@ -137,9 +138,9 @@ fn reads<'e>(e: &'e ExprDecl, out: &mut Vec<&'e AccessDecl>) {
 /// let facts = Arc::new(Default::default());
 /// let t = |s: &str| { let d = parse_tensor(s, 1).unwrap(); tensor(&d, Func::parse(&d.layout, &facts).unwrap()).unwrap() };
 /// let tensors = [t("tensor x : f32[(4,8):(8,1)]"), t("tensor y : f32[(4,8):(1,4)]")];
-/// let k = check(&parse_kernel("kernel k { y[i,j] = max(x[i,j], 0) }", 2).unwrap(), &tensors).unwrap();
+/// let k = check(&parse_kernel("kernel k { y[i,j] = max(x[i,j], 0) }", 2).unwrap(), &tensors, &[]).unwrap();
 /// assert_eq!((k.tensors.len(), k.indices.len(), k.stmts[0].nodes.len()), (2, 2, 3));
-/// let bad = check(&parse_kernel("kernel k { y[i,j] = x[j,i] }", 2).unwrap(), &tensors).unwrap_err();
+/// let bad = check(&parse_kernel("kernel k { y[i,j] = x[j,i] }", 2).unwrap(), &tensors, &[]).unwrap_err();
 /// assert_eq!(bad.to_string(), "index j: extent 4 (dimension 0 of x) differs from extent 8 (dimension 1 of y)");
 /// ```
 pub fn check(decl: &KernelDecl, declared: &[Tensor], stage_layouts: &[Func]) -> Result<Kernel, KernelError> {
@@ -168,6 +169,22 @@ pub fn check(decl: &KernelDecl, declared: &[Tensor], stage_layouts: &[Func]) -> 
     }
     let threads = threads(decl, &scope, &tiles)?;
     let stages = stages(decl, &scope, &tiles, &stmts, stage_layouts)?;
+    let vector = match decl.vector {
+        None => None,
+        Some((w, pos)) if w != 2 && w != 4 => {
+            return Err(KernelError::new(
+                pos,
+                ErrorKind::Vector(format!("the width must be 2 or 4, not {w}")),
+            ));
+        }
+        Some((_, pos)) if !decl.threads.is_empty() => {
+            return Err(KernelError::new(
+                pos,
+                ErrorKind::Vector("not with a threads clause yet (it uses the default mapping)".into()),
+            ));
+        }
+        Some((w, _)) => Some(w),
+    };
     Ok(Kernel {
         name: decl.name.clone(),
         tensors: scope.tensors.into_iter().map(|(_, t)| t).collect(),
@@ -175,6 +192,7 @@ pub fn check(decl: &KernelDecl, declared: &[Tensor], stage_layouts: &[Func]) -> 
         tiles,
         threads,
         stages,
+        vector,
         stmts,
     })
 }

@@ -49,11 +49,11 @@ fn operands(s: &str) -> Vec<String> {
     let (mut depth, mut cur) = (0, String::new());
     for ch in s.chars() {
         match ch {
-            '(' => {
+            '(' | '{' => {
                 depth += 1;
                 cur.push(ch);
             }
-            ')' => {
+            ')' | '}' => {
                 depth -= 1;
                 cur.push(ch);
             }
@@ -397,6 +397,40 @@ fn exec(
             "st" if parts[1] == "param" => {
                 let x = v(1, t);
                 t.params.insert(bracket(&a[0]).to_string(), x);
+                continue;
+            }
+            "ld" | "st" if parts.len() == 4 && parts[2].starts_with('v') => {
+                // ld.global.v4.f32 {a, b, c, d}, [addr] / st.global.v4.f32 [addr], {a, b, c, d}
+                let lanes: usize = parts[2][1..].parse().unwrap();
+                let n = width(ty);
+                let (regs, at) = if parts[0] == "ld" {
+                    (&a[0], &a[1])
+                } else {
+                    (&a[1], &a[0])
+                };
+                let regs: Vec<String> = regs
+                    .trim_matches(|c| c == '{' || c == '}')
+                    .split(',')
+                    .map(|r| r.trim().to_string())
+                    .collect();
+                assert_eq!(regs.len(), lanes, "{name}: {op}");
+                let addr = t.value(bracket(at));
+                assert!(
+                    addr.is_multiple_of((lanes * n) as u64),
+                    "{name}: misaligned {op} at {addr:#x}"
+                );
+                assert_eq!(parts[1], "global", "{name}: vector accesses are global");
+                for (l, r) in regs.iter().enumerate() {
+                    let at = addr + (l * n) as u64;
+                    if parts[0] == "ld" {
+                        let mut w = [0u8; 8];
+                        w[..n].copy_from_slice(mem.at(at, n));
+                        t.regs.insert(r.clone(), u64::from_le_bytes(w));
+                    } else {
+                        let x = t.value(r);
+                        mem.at(at, n).copy_from_slice(&x.to_le_bytes()[..n]);
+                    }
+                }
                 continue;
             }
             "ld" if parts[1] == "global" || parts[1] == "shared" => {

@@ -78,6 +78,7 @@ struct Table {
 ///     tiles: vec![],
 ///     threads: vec![],
 ///     stages: vec![],
+///     vector: None,
 ///     stmts: vec![Stmt {
 ///         target: Access { tensor: dst, indices: vec![i, j] },
 ///         kind: StoreKind::Assign,

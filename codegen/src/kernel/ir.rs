@@ -255,6 +255,9 @@ pub struct Kernel {
     pub threads: Vec<Tile>,
     /// The staged tensors.
     pub stages: Vec<Stage>,
+    /// The `vector W` clause: each thread moves `W` consecutive elements along the innermost
+    /// index with one access (GPU backends; granted only where proved), or `None`.
+    pub vector: Option<i64>,
     /// The statements, run in order.
     pub stmts: Vec<Stmt>,
 }

@@ -4,6 +4,7 @@
 
 use super::OffsetFunc;
 use super::stage::StageCode;
+use super::vector::VectorPlan;
 use crate::EmitError;
 use crate::kernel::{Access, BinOp, ElemType, IndexId, Kernel, Op, Scalar, Stmt, StoreKind, UnOp, constant};
 use std::collections::HashMap;
@@ -87,6 +88,8 @@ struct Builder<'a> {
     extents: Vec<String>,
     /// The staged tensors' code.
     stages: &'a [StageCode],
+    /// Loads whose lane value is already in a register (vector code).
+    overrides: HashMap<usize, String>,
     /// The registers of each tile's first point, by index.
     starts: HashMap<IndexId, String>,
 }
@@ -352,7 +355,10 @@ impl Builder<'_> {
         for node in &s.nodes {
             let ty = node.ty;
             let v = match &node.op {
-                Op::Load(a) => self.load(a, point),
+                Op::Load(a) => match self.overrides.get(&vals.len()) {
+                    Some(r) => r.clone(),
+                    None => self.load(a, point),
+                },
                 Op::Int(_) | Op::Float(_) => {
                     let c = constant(&node.op, ty).expect("a constant node");
                     self.konst(c)
@@ -423,7 +429,7 @@ pub(super) fn entry(
     params: &[(String, String)],
     funcs: &[OffsetFunc],
     tiles: &[(IndexId, i64)],
-    stages: &[StageCode],
+    (stages, vector): (&[StageCode], Option<&VectorPlan>),
 ) -> Result<String, EmitError> {
     let mut b = Builder {
         k,
@@ -436,6 +442,7 @@ pub(super) fn entry(
         params: HashMap::new(),
         extents: Vec::new(),
         stages,
+        overrides: HashMap::new(),
         starts: HashMap::new(),
     };
     let decl: Vec<String> = params
@@ -522,6 +529,10 @@ pub(super) fn entry(
         .map(|(x, t)| (*x, if mapped { t / count(x) } else { *t }))
         .collect();
     let points: i64 = values.iter().map(|(_, v)| *v).product();
+    // With `vector W`, thread tid takes groups of W consecutive points (along the innermost
+    // index, a multiple of W in every tile): p counts groups.
+    let w = vector.map_or(1, |v| v.width);
+    let points = points / w;
     let p = b.reg(Class::Rd);
     let (head, next, done) = (b.label("point"), b.label("next"), b.label("done"));
     if mapped {
@@ -541,7 +552,7 @@ pub(super) fn entry(
     b.ins(format!("@{stop} bra {done}"));
     let mut point: HashMap<IndexId, String> = HashMap::new();
     let r2 = b.reg(Class::Rd);
-    b.ins(format!("mov.s64 {r2}, {p}"));
+    b.ins(format!("mul.lo.s64 {r2}, {p}, {w}"));
     let inside = b.reg(Class::P);
     b.ins(format!("setp.ge.s64 {inside}, {p}, 0"));
     // Threads along an index the statement does not iterate repeat nothing: only the first
@@ -579,8 +590,9 @@ pub(super) fn entry(
         }
         _ => None,
     };
-    match (s.kind, copy) {
-        (StoreKind::Assign, Some(src)) => {
+    match (s.kind, copy, vector) {
+        (_, _, Some(v)) => vector_body(&mut b, s, copy, v, &point),
+        (StoreKind::Assign, Some(src), None) => {
             // A copy moves bits.
             let elem = k.tensors[target.tensor.index()].elem;
             let (bits, c) = match elem.bytes() {
@@ -603,11 +615,11 @@ pub(super) fn entry(
             let to = b.address(target, &point);
             b.ins(format!("st.global.{bits} [{to}], {v}"));
         }
-        (StoreKind::Assign, None) => {
+        (StoreKind::Assign, None, None) => {
             let v = b.eval(s, &point);
             b.store(target, &point, &v);
         }
-        (StoreKind::Accumulate, _) => {
+        (StoreKind::Accumulate, _, None) => {
             let elem = k.tensors[target.tensor.index()].elem;
             let acc = b.load(target, &point);
             let mut pt = point.clone();
@@ -743,4 +755,101 @@ fn stage_copy(
     b.ins(format!("add.s64 {p}, {p}, {ntid}"));
     b.ins(format!("bra {head}"));
     b.put_label(&done);
+}
+
+/// The PTX type of `n`-byte bits.
+fn bits(n: usize) -> (&'static str, Class) {
+    match n {
+        2 => ("b16", Class::H),
+        4 => ("b32", Class::R),
+        _ => ("b64", Class::Rd),
+    }
+}
+
+/// One group of `W` consecutive points along the vectorised index: every access along it one
+/// `.vW` load or store (proved contiguous and aligned by the plan), the others per lane.
+fn vector_body(
+    b: &mut Builder<'_>,
+    s: &Stmt,
+    copy: Option<&Access>,
+    v: &VectorPlan,
+    point: &HashMap<IndexId, String>,
+) {
+    let k = b.k;
+    let w = v.width;
+    let lanes: Vec<HashMap<IndexId, String>> = (0..w)
+        .map(|l| {
+            let mut p = point.clone();
+            let x = b.reg(Class::Rd);
+            b.ins(format!("add.s64 {x}, {}, {l}", point[&v.x]));
+            p.insert(v.x, x);
+            p
+        })
+        .collect();
+    let along = |a: &Access| a.indices.contains(&v.x);
+    let list = |r: &[String]| format!("{{{}}}", r.join(", "));
+    let target = &s.target;
+    let telem = k.tensors[target.tensor.index()].elem;
+    if let Some(src) = copy.filter(|a| along(a)) {
+        // A copy moves bits, W elements at a time.
+        let (ty, c) = bits(telem.bytes());
+        let regs: Vec<String> = (0..w).map(|_| b.reg(c)).collect();
+        let from = b.address(src, point);
+        b.ins(format!("ld.global.v{w}.{ty} {}, [{from}]", list(&regs)));
+        let to = b.address(target, point);
+        b.ins(format!("st.global.v{w}.{ty} [{to}], {}", list(&regs)));
+        return;
+    }
+    // Vector loads, widened lane by lane.
+    b.overrides.clear();
+    let mut lane_values: Vec<HashMap<usize, String>> = vec![HashMap::new(); w as usize];
+    for (n, node) in s.nodes.iter().enumerate() {
+        let Op::Load(a) = &node.op else { continue };
+        if !along(a) {
+            continue;
+        }
+        let elem = k.tensors[a.tensor.index()].elem;
+        let addr = b.address(a, point);
+        match elem {
+            ElemType::F16 | ElemType::BF16 => {
+                let hs: Vec<String> = (0..w).map(|_| b.reg(Class::H)).collect();
+                b.ins(format!("ld.global.v{w}.b16 {}, [{addr}]", list(&hs)));
+                for (l, h) in hs.iter().enumerate() {
+                    let f = b.reg(Class::F);
+                    b.widen(elem, h, &f);
+                    lane_values[l].insert(n, f);
+                }
+            }
+            t => {
+                let rs: Vec<String> = (0..w).map(|_| b.reg(class(t))).collect();
+                b.ins(format!("ld.global.v{w}.{} {}, [{addr}]", suffix(t), list(&rs)));
+                for (l, r) in rs.into_iter().enumerate() {
+                    lane_values[l].insert(n, r);
+                }
+            }
+        }
+    }
+    let mut outs = Vec::with_capacity(w as usize);
+    for (l, p) in lanes.iter().enumerate() {
+        b.overrides = lane_values[l].clone();
+        let v = b.eval(s, p);
+        outs.push(v);
+    }
+    b.overrides.clear();
+    let to = b.address(target, point);
+    match telem {
+        ElemType::F16 | ElemType::BF16 => {
+            let to_ty = if telem == ElemType::F16 { "f16" } else { "bf16" };
+            let hs: Vec<String> = outs
+                .iter()
+                .map(|v| {
+                    let h = b.reg(Class::H);
+                    b.ins(format!("cvt.rn.{to_ty}.f32 {h}, {v}"));
+                    h
+                })
+                .collect();
+            b.ins(format!("st.global.v{w}.b16 [{to}], {}", list(&hs)));
+        }
+        t => b.ins(format!("st.global.v{w}.{} [{to}], {}", suffix(t), list(&outs))),
+    }
 }

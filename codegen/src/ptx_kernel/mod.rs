@@ -22,6 +22,7 @@
 
 mod body;
 mod stage;
+mod vector;
 
 pub use stage::{StageReport, stage_banks};
 
@@ -101,6 +102,10 @@ pub(crate) struct OffsetFunc {
     pub name: String,
     /// Its arguments: the coordinates `c0, c1, ..` then the parameters.
     pub args: Vec<Var>,
+    /// The offsets it computes (simplified and validated).
+    pub expr: IndexExpr,
+    /// The ranges of its arguments under the facts.
+    pub ranges: HashMap<Var, Interval>,
 }
 
 /// The facts of every parameter the kernel's tensors mention.
@@ -211,7 +216,15 @@ fn offset_func(k: &Kernel, t: usize, facts: &Arc<Facts>) -> Result<(OffsetFunc, 
         })
         .map(|l| format!("{l}\n"))
         .collect();
-    Ok((OffsetFunc { name, args: sig.args }, body))
+    Ok((
+        OffsetFunc {
+            name,
+            args: sig.args,
+            expr: v.expr,
+            ranges,
+        },
+        body,
+    ))
 }
 
 /// The tile size of each outer index of `s` (see the module documentation).
@@ -308,7 +321,17 @@ fn kernel_text(k: &Kernel) -> Result<(String, Vec<Entry>), EmitError> {
             .collect();
         eparams.extend(params.iter().map(|p| ("p".to_string(), p.clone())));
         eparams.extend(k.indices.iter().map(|x| ("n".to_string(), x.name.clone())));
-        let code = body::entry(k, s, &name, &eparams, &funcs, &tiles, &stages)?;
+        let plan = match k.vector {
+            Some(_) if !stages.is_empty() => {
+                return Err(EmitError::Unsupported(format!(
+                    "kernel {}: vector with stage is not built yet",
+                    k.name
+                )));
+            }
+            Some(w) => Some(vector::plan(k, s, &funcs, &facts, w)?),
+            None => None,
+        };
+        let code = body::entry(k, s, &name, &eparams, &funcs, &tiles, (&stages, plan.as_ref()))?;
         text.push_str(&code);
         text.push('\n');
         entries.push(Entry {

@@ -39,6 +39,7 @@
 //!     tiles: vec![],
 //!     threads: vec![],
 //!     stages: vec![],
+//!     vector: None,
 //!     stmts: vec![Stmt {
 //!         target: Access { tensor: dst, indices: vec![i, j] },
 //!         kind: StoreKind::Assign,

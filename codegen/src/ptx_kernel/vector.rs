@@ -1,0 +1,140 @@
+//! `vector W`: which accesses of a statement move `W` consecutive elements with one `.vW`
+//! instruction, granted only where proved for every parameter value the facts admit.
+//!
+//! The statement must be an `=`; its innermost (last outer) index `x` must have a tile and an
+//! extent that are multiples of `W` (the extent from the facts' congruences); `W` elements of
+//! each tensor moved must fit 16 bytes. Each access that reads or writes along `x` must be:
+//! * **contiguous** along `x`: `e(x + 1) == e(x) + 1` on the domain;
+//! * **aligned**: `e % W == x % W` on the domain, so that the first element of every group
+//!   sits at a multiple of `W` elements (the buffers themselves being 16-byte aligned, as
+//!   `cudaMalloc`'s are: an assumption of the launch).
+//!
+//! Both are equivalences of index expressions, proved by the verifier (enumeration or z3) over
+//! the symbolic domain. An access that does not use `x` is loaded once per lane (a broadcast).
+//! A refusal names the fact that failed.
+
+use super::OffsetFunc;
+use crate::EmitError;
+use crate::kernel::{Access, IndexId, Kernel, Op, Stmt, StoreKind};
+use std::collections::HashMap;
+use std::sync::Arc;
+use tessera_ir::Int;
+use tessera_ir::index::{Builder, IndexExpr, Node, NodeId, Var};
+use tessera_ir::sym::{Facts, Interval};
+use tessera_verifier::{Options, Verdict, prove_equivalent};
+
+/// The vectorisation of a statement.
+pub(crate) struct VectorPlan {
+    /// The width.
+    pub width: i64,
+    /// The vectorised index (the statement's last outer index).
+    pub x: IndexId,
+}
+
+/// `e`'s output reduced modulo `w` (or `Coord(d) % w` when `coord` is given).
+fn modulo(e: &IndexExpr, w: i64, coord: Option<u32>) -> IndexExpr {
+    let mut b = Builder::new();
+    let out = match coord {
+        Some(d) => b.var(Var::Coord(d)),
+        None => {
+            let mut ids: Vec<NodeId> = Vec::with_capacity(e.nodes().len());
+            for n in e.nodes() {
+                let id = match n {
+                    Node::Const(v) => b.konst(*v),
+                    Node::Var(v) => b.var(v.clone()),
+                    Node::Op(op, args) => {
+                        let a: Vec<NodeId> = args.iter().map(|c| ids[c.index()]).collect();
+                        b.op(*op, &a)
+                    }
+                };
+                ids.push(id);
+            }
+            ids[e.outputs()[0].1.index()]
+        }
+    };
+    let k = b.konst(w);
+    let r = b.rem(out, k);
+    b.finish(vec![("offset".into(), r)])
+}
+
+/// The plan of statement `s` of `k` under `vector W`, or the refusal naming the failed fact.
+pub(crate) fn plan(
+    k: &Kernel,
+    s: &Stmt,
+    funcs: &[OffsetFunc],
+    facts: &Arc<Facts>,
+    w: i64,
+) -> Result<VectorPlan, EmitError> {
+    let no = |m: String| EmitError::Unsupported(format!("vector {w}: {m}"));
+    if s.kind != StoreKind::Assign {
+        return Err(no("a '+=' statement is not vectorised yet".into()));
+    }
+    let x = *s.outer.last().ok_or_else(|| no("no outer index".into()))?;
+    let name = &k.indices[x.index()].name;
+    let tile = super::tile_sizes(k, s).last().map_or(1, |t| t.1);
+    if tile % w != 0 {
+        return Err(no(format!("the tile {name}:{tile} is not a multiple of {w}")));
+    }
+    let ext = &k.indices[x.index()].extent;
+    let multiple = match ext.as_const() {
+        Some(c) => c % w == 0,
+        None => {
+            let p = ext.to_string();
+            facts.get(&p).is_some_and(|f| f.modulus % w == 0)
+        }
+    };
+    if !multiple {
+        return Err(no(format!(
+            "the extent {ext} of {name} is not proved a multiple of {w} (add a fact {ext} % {w} == 0)"
+        )));
+    }
+    let opts = Options {
+        timeout_ms: Some(10_000),
+    };
+    let mut accesses: Vec<&Access> = vec![&s.target];
+    accesses.extend(s.nodes.iter().filter_map(|n| match &n.op {
+        Op::Load(a) => Some(a),
+        _ => None,
+    }));
+    for a in accesses {
+        let t = &k.tensors[a.tensor.index()];
+        if t.elem.bytes() as i64 * w > 16 {
+            return Err(no(format!(
+                "{w} elements of {} ({}) exceed 16 bytes",
+                t.name,
+                t.elem.name()
+            )));
+        }
+        let dims: Vec<usize> = (0..a.indices.len()).filter(|d| a.indices[*d] == x).collect();
+        let d = match dims.as_slice() {
+            [] if a.tensor != s.target.tensor => continue,
+            [d] => *d as u32,
+            _ => {
+                return Err(no(format!(
+                    "{} is not indexed by {name} in exactly one dimension",
+                    t.name
+                )));
+            }
+        };
+        let f = &funcs[a.tensor.index()];
+        let mut ranges: HashMap<Var, Interval> = f.ranges.clone();
+        let v = Var::Coord(d);
+        let full = ranges.get(&v).copied().unwrap_or(Interval::UNBOUNDED);
+        ranges.insert(v.clone(), Interval::new(full.lo(), full.hi().map(|h| h - 1)));
+        let next = f.expr.shifted(&v, 1, -1);
+        if prove_equivalent(&next, &f.expr, &ranges, facts, &opts) != Verdict::Proved {
+            return Err(no(format!(
+                "{} is not proved contiguous along {name} ({} at {name} + 1 is not {} + 1)",
+                t.name, t.layout, t.layout
+            )));
+        }
+        let (lhs, rhs) = (modulo(&f.expr, w, None), modulo(&f.expr, w, Some(d)));
+        if prove_equivalent(&lhs, &rhs, &f.ranges, facts, &opts) != Verdict::Proved {
+            return Err(no(format!(
+                "{} is not proved aligned: its offset % {w} is not {name} % {w} everywhere",
+                t.name
+            )));
+        }
+    }
+    Ok(VectorPlan { width: w, x })
+}
