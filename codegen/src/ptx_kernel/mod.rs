@@ -21,6 +21,8 @@
 //! executes `trap`. NaN payloads follow the hardware (the CPU backends define them).
 
 mod body;
+mod builder;
+mod phases;
 mod stage;
 mod vector;
 
