@@ -22,17 +22,9 @@ pub struct Lowered {
     pub notes: Vec<String>,
 }
 
-/// The values of a symbolic integer under the facts.
-fn range_of(facts: &Facts, s: &SymInt) -> Interval {
-    match s.as_const() {
-        Some(c) => Interval::point(c.into()),
-        None => facts.interval(s.poly()),
-    }
-}
-
 /// `0 <= v < extent`.
 fn below(facts: &Facts, extent: &SymInt) -> Interval {
-    Interval::new(Some(0), range_of(facts, extent).hi().map(|h| h - 1))
+    Interval::new(Some(0), facts.range(extent).hi().map(|h| h - 1))
 }
 
 /// `NAME=LO..HI`: the range of an input of an index expression.

@@ -6,7 +6,7 @@
 use crate::deadline::Deadline;
 use crate::error::{PResult, ProveError};
 use crate::func::{Concrete, show_point};
-use crate::query::{Outcome, Query, admitted, sym_range};
+use crate::query::{Outcome, Query, admitted};
 use crate::verdict::{Counterexample, Verdict, Witness};
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
@@ -43,7 +43,7 @@ pub(crate) const RECHECK_LIMIT: i64 = 1 << 26;
 
 /// The value range of an index below `size`.
 pub(crate) fn below(facts: &Facts, size: &SymInt) -> Interval {
-    let last = sym_range(facts, size).hi().map(|h| h.saturating_sub(1).max(0));
+    let last = facts.range(size).hi().map(|h| h.saturating_sub(1).max(0));
     Interval::new(Some(0), last)
 }
 

@@ -36,16 +36,10 @@ pub fn uncovered(ctx: &Ctx, parts: &[(&IndexExpr, &SymInt)], n: &SymInt) -> PRes
     let Ok(vals) = valuations(&ctx.facts, &names, LIMIT as u64) else {
         return Ok(None);
     };
-    let mut per: i128 = crate::query::sym_range(&ctx.facts, n)
-        .hi()
-        .unwrap_or(i128::MAX)
-        .max(0);
+    let mut per: i128 = ctx.facts.range(n).hi().unwrap_or(i128::MAX).max(0);
     let mut prod: i128 = 1;
     for (_, s) in parts {
-        let m = crate::query::sym_range(&ctx.facts, s)
-            .hi()
-            .unwrap_or(i128::MAX)
-            .max(0);
+        let m = ctx.facts.range(s).hi().unwrap_or(i128::MAX).max(0);
         per = per.saturating_add(m);
         prod = prod.saturating_mul(m);
     }

@@ -93,14 +93,6 @@ pub fn facts_of<'a>(xs: impl IntoIterator<Item = &'a SymInt>) -> Arc<Facts> {
         .unwrap_or_default()
 }
 
-/// The range of a symbolic integer's values.
-pub fn sym_range(facts: &Facts, s: &SymInt) -> Interval {
-    match s.as_const() {
-        Some(c) => Interval::point(c.into()),
-        None => facts.interval(s.poly()),
-    }
-}
-
 impl Query {
     /// A query over what `scope` evaluates, ending by `deadline`.
     pub fn new(facts: Arc<Facts>, scope: &Scope, deadline: Deadline) -> PResult<Query> {

@@ -34,10 +34,9 @@ use crate::signature::Signature;
 use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write;
 use std::sync::Arc;
-use tessera_ir::Int;
 use tessera_ir::index::{IndexExpr, Var, lower_composed_modes, lower_modes};
 use tessera_ir::simplify::{Domain, Limits};
-use tessera_ir::sym::{Facts, Interval, SymInt};
+use tessera_ir::sym::{Facts, Interval};
 use tessera_verifier::{Func, Options, Property, facts, simplify_validated};
 
 /// A PTX target architecture.
@@ -123,14 +122,6 @@ fn kernel_facts(k: &Kernel) -> Arc<Facts> {
     all.unwrap_or_default()
 }
 
-/// The interval of a symbolic integer under the facts.
-fn range_of(facts: &Facts, s: &SymInt) -> Interval {
-    match s.as_const() {
-        Some(c) => Interval::point(c.into()),
-        None => facts.interval(s.poly()),
-    }
-}
-
 /// The `.func` of tensor `t`'s offsets (and its text).
 fn offset_func(k: &Kernel, t: usize, facts: &Arc<Facts>) -> Result<(OffsetFunc, String), EmitError> {
     let tensor = &k.tensors[t];
@@ -144,7 +135,7 @@ fn offset_func(k: &Kernel, t: usize, facts: &Arc<Facts>) -> Result<(OffsetFunc, 
     let mut ranges: HashMap<Var, Interval> = HashMap::new();
     let mut moduli: HashMap<Var, i64> = HashMap::new();
     for (d, ext) in tensor.dims.iter().enumerate() {
-        let hi = range_of(facts, ext).hi().map(|h| h - 1);
+        let hi = facts.range(ext).hi().map(|h| h - 1);
         let iv = Interval::new(Some(0), hi);
         ranges.insert(Var::Coord(d as u32), iv);
         domain.interval(Var::Coord(d as u32), iv);

@@ -131,6 +131,22 @@ impl Facts {
             .ok_or_else(|| Error::invalid(format!("'{name}' is not a declared parameter")))
     }
 
+    /// Bounds of a symbolic integer's values under the facts (a point for a constant).
+    ///
+    /// ```
+    /// use tessera_ir::Int;
+    /// use tessera_ir::sym::{Facts, Interval, SymInt};
+    /// let f = Facts::default();
+    /// assert_eq!(f.range(&SymInt::lit(7)), Interval::point(7));
+    /// ```
+    pub fn range(&self, s: &super::SymInt) -> Interval {
+        use crate::Int;
+        match s.as_const() {
+            Some(c) => Interval::point(c.into()),
+            None => self.interval(s.poly()),
+        }
+    }
+
     /// Bounds of a polynomial's values under the facts.
     pub fn interval(&self, p: &Poly) -> Interval {
         let mut acc = Interval::point(0);
