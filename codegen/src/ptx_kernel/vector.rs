@@ -19,7 +19,7 @@ use crate::kernel::{Access, IndexId, Kernel, Op, Stmt, StoreKind};
 use std::collections::HashMap;
 use std::sync::Arc;
 use tessera_ir::Int;
-use tessera_ir::index::{Builder, IndexExpr, Node, NodeId, Var};
+use tessera_ir::index::{Builder, IndexExpr, Var};
 use tessera_ir::sym::{Facts, Interval};
 use tessera_verifier::{Options, Verdict, prove_equivalent};
 
@@ -36,21 +36,7 @@ fn modulo(e: &IndexExpr, w: i64, coord: Option<u32>) -> IndexExpr {
     let mut b = Builder::new();
     let out = match coord {
         Some(d) => b.var(Var::Coord(d)),
-        None => {
-            let mut ids: Vec<NodeId> = Vec::with_capacity(e.nodes().len());
-            for n in e.nodes() {
-                let id = match n {
-                    Node::Const(v) => b.konst(*v),
-                    Node::Var(v) => b.var(v.clone()),
-                    Node::Op(op, args) => {
-                        let a: Vec<NodeId> = args.iter().map(|c| ids[c.index()]).collect();
-                        b.op(*op, &a)
-                    }
-                };
-                ids.push(id);
-            }
-            ids[e.outputs()[0].1.index()]
-        }
+        None => e.rebuild(&mut b, |b, v| b.var(v.clone()))[0].1,
     };
     let k = b.konst(w);
     let r = b.rem(out, k);
