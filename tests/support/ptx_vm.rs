@@ -549,41 +549,31 @@ fn convert(p: &[&str], x: u64) -> u64 {
     }
 }
 
+/// One float instruction on operands of type `$t` (read from bits by `$from`).
+macro_rules! float_arith {
+    ($t:ty, $from:expr, $op:expr, $a:expr, $name:expr, $ty:expr) => {{
+        let x: Vec<$t> = $a.iter().map(|v| $from(*v)).collect();
+        match $op {
+            "add" => x[0] + x[1],
+            "sub" => x[0] - x[1],
+            "mul" => x[0] * x[1],
+            "div" => x[0] / x[1],
+            "fma" => x[0].mul_add(x[1], x[2]),
+            "neg" => -x[0],
+            "abs" => x[0].abs(),
+            "max" | "min" => fmax(f64::from(x[0]), f64::from(x[1]), $op == "max") as $t,
+            other => panic!("{}: {other}.{}", $name, $ty),
+        }
+    }};
+}
+
 /// Integer and float arithmetic.
 fn arith(p: &[&str], a: &[u64], name: &str) -> u64 {
     let ty = *p.last().unwrap();
     let op = p[0];
     match ty {
-        "f32" => {
-            let x: Vec<f32> = a.iter().map(|v| f32v(*v)).collect();
-            let r = match op {
-                "add" => x[0] + x[1],
-                "sub" => x[0] - x[1],
-                "mul" => x[0] * x[1],
-                "div" => x[0] / x[1],
-                "fma" => x[0].mul_add(x[1], x[2]),
-                "neg" => -x[0],
-                "abs" => x[0].abs(),
-                "max" | "min" => fmax(f64::from(x[0]), f64::from(x[1]), op == "max") as f32,
-                other => panic!("{name}: {other}.f32"),
-            };
-            u64::from(r.to_bits())
-        }
-        "f64" => {
-            let x: Vec<f64> = a.iter().map(|v| f64v(*v)).collect();
-            let r = match op {
-                "add" => x[0] + x[1],
-                "sub" => x[0] - x[1],
-                "mul" => x[0] * x[1],
-                "div" => x[0] / x[1],
-                "fma" => x[0].mul_add(x[1], x[2]),
-                "neg" => -x[0],
-                "abs" => x[0].abs(),
-                "max" | "min" => fmax(x[0], x[1], op == "max"),
-                other => panic!("{name}: {other}.f64"),
-            };
-            r.to_bits()
-        }
+        "f32" => u64::from(float_arith!(f32, f32v, op, a, name, ty).to_bits()),
+        "f64" => float_arith!(f64, f64v, op, a, name, ty).to_bits(),
         "s32" | "b32" | "u32" => {
             let x: Vec<i32> = a.iter().map(|v| *v as u32 as i32).collect();
             let r = match op {

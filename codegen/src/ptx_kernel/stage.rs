@@ -20,7 +20,7 @@
 //! degree of each warp-wide access of `elem` bytes through `L`.
 
 use crate::EmitError;
-use crate::kernel::{Kernel, Tile};
+use crate::kernel::{Kernel, Stage, Tile};
 use std::collections::HashMap;
 use std::sync::Arc;
 use tessera_ir::index::{Var, lower_composed, lower_index};
@@ -59,14 +59,20 @@ pub(crate) struct StageCode {
     pub elems: i64,
 }
 
+impl StageCode {
+    /// The `stage` line of `k` this is the code of.
+    fn stage<'k>(&self, k: &'k Kernel) -> &'k Stage {
+        k.stages
+            .iter()
+            .find(|s| s.tensor.index() == self.tensor)
+            .expect("the stage of the code")
+    }
+}
+
 /// The bank-conflict questions of stage `sc` of `k` in an entry of `block` threads: the
 /// staging copy's stores and the compute phase's loads (`None` where not posed).
 fn phase_banks(k: &Kernel, sc: &StageCode, block: i64) -> [(&'static str, Option<Bank>); 2] {
-    let st = k
-        .stages
-        .iter()
-        .find(|s| s.tensor.index() == sc.tensor)
-        .expect("the stage of the code");
+    let st = sc.stage(k);
     let tensor = &k.tensors[sc.tensor];
     let facts = Arc::new(Facts::default());
     let bank = |tv: Option<String>| -> Option<Bank> {
@@ -86,11 +92,7 @@ fn phase_banks(k: &Kernel, sc: &StageCode, block: i64) -> [(&'static str, Option
 
 /// The report of stage `sc` of `k` in an entry of `block` threads.
 pub(crate) fn report(k: &Kernel, sc: &StageCode, block: i64) -> StageReport {
-    let st = k
-        .stages
-        .iter()
-        .find(|s| s.tensor.index() == sc.tensor)
-        .expect("the stage of the code");
+    let st = sc.stage(k);
     let tensor = &k.tensors[sc.tensor];
     let [(_, store), (_, load)] = phase_banks(k, sc, block);
     let degree = |b: Option<Bank>| analyze(&b?).ok().map(|a| a.degree);
