@@ -413,3 +413,15 @@ fn vector_accesses_where_proved() {
         "{e}"
     );
 }
+
+/// A stage larger than a CTA's shared memory is refused before its layout is evaluated
+/// (a tile of 10^10 elements must not be enumerated).
+#[test]
+fn an_oversized_stage_is_refused_at_once() {
+    let file = "tensor s : f32[(100000,100000):(1,100000)]\ntensor d : f32[(100000,100000):(100000,1)]\n\
+                let S = (100000,100000):(100000,1)\n\
+                kernel t tile i:100000, j:100000 {\n  stage s in S\n  d[i,j] = s[i,j]\n}\n";
+    let cf = check::load("big.tess", file).unwrap();
+    let e = emit_kernel(&cf.kernels[0], Arch::Sm90).unwrap_err().to_string();
+    assert!(e.contains("exceeds the 232448 bytes of shared memory"), "{e}");
+}

@@ -27,6 +27,10 @@ use tessera_ir::index::{Var, lower_composed, lower_index};
 use tessera_ir::sym::{Facts, Interval};
 use tessera_verifier::{Bank, Concrete, Func, analyze};
 
+/// The shared memory one CTA may use at most (227 KiB on sm_90, more than sm_80's 163 KiB):
+/// a larger stage is refused before its layout is evaluated.
+pub const MAX_SHARED_BYTES: i64 = 227 * 1024;
+
 /// What the build reports of one staged tensor.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StageReport {
@@ -183,7 +187,15 @@ pub(crate) fn stages(k: &Kernel) -> Result<(Vec<StageCode>, String), EmitError> 
             return Err(bad("its indices must be outer indices of every statement (a tile of a contraction is not staged yet)".into()));
         }
         let tile: Vec<i64> = dims.iter().map(|d| tiles[d]).collect();
-        let points: i64 = tile.iter().product();
+        let points = tile
+            .iter()
+            .try_fold(1i64, |a, t| a.checked_mul(*t))
+            .unwrap_or(i64::MAX);
+        if points.saturating_mul(tensor.elem.bytes() as i64) > MAX_SHARED_BYTES {
+            return Err(bad(format!(
+                "a tile of {points} elements exceeds the {MAX_SHARED_BYTES} bytes of shared memory a CTA may have"
+            )));
+        }
         let conc = st.layout.at(&HashMap::new()).map_err(|e| bad(e.to_string()))?;
         let mut max = -1i64;
         for i in 0..points {
@@ -194,6 +206,12 @@ pub(crate) fn stages(k: &Kernel) -> Result<(Vec<StageCode>, String), EmitError> 
             max = max.max(o);
         }
         let elems = max + 1;
+        if elems.saturating_mul(tensor.elem.bytes() as i64) > MAX_SHARED_BYTES {
+            return Err(bad(format!(
+                "{} spans {elems} elements, beyond the {MAX_SHARED_BYTES} bytes of shared memory a CTA may have",
+                st.layout
+            )));
+        }
         let e = match &conc {
             Concrete::Layout(l) => lower_index(l),
             Concrete::Composed(c) => lower_composed(c),
