@@ -49,7 +49,8 @@ pub use jit::{
 pub use lang::Lang;
 pub use names::sanitize;
 pub use ptx_kernel::{
-    Arch, Entry, MAX_THREADS, PtxKernel, StageReport, emit_kernel, emit_module, stage_banks,
+    Arch, Entry, MAX_POINTS_PER_THREAD, MAX_THREADS, PtxKernel, StageReport, emit_kernel, emit_module,
+    stage_banks,
 };
 pub use signature::{Assumption, Signature};
 

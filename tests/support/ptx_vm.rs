@@ -201,6 +201,8 @@ struct Thread {
 /// A CTA's shared memory, and the log of its accesses.
 pub struct Shared {
     bytes: Vec<u8>,
+    /// Which bytes a store has written (a load of any other is a failure).
+    written: Vec<bool>,
     /// Each access: (store?, barrier round, the thread's how-many-th shared access of the
     /// round, thread, byte address, bytes).
     log: Vec<(bool, usize, usize, u64, u64, usize)>,
@@ -218,17 +220,42 @@ impl Shared {
         &mut self.bytes[a..a + n]
     }
 
-    /// The largest number of distinct 4-byte words in one of the 32 banks over the warp
-    /// instructions of the log (accesses of up to 4 bytes: one phase of 32 threads): the
-    /// wavefronts of the worst load and of the worst store.
+    /// The `n` bytes at `addr`, every one of them written before.
+    fn read(&mut self, addr: u64, n: usize) -> &mut [u8] {
+        let a = addr as usize;
+        let bytes = self.at(addr, n).len();
+        assert!(
+            self.written[a..a + bytes].iter().all(|w| *w),
+            "read of uninitialised shared memory: {n} bytes at {a}"
+        );
+        self.at(addr, n)
+    }
+
+    /// The `n` bytes at `addr`, to be written.
+    fn write(&mut self, addr: u64, n: usize) -> &mut [u8] {
+        let a = addr as usize;
+        let bytes = self.at(addr, n).len();
+        self.written[a..a + bytes].iter_mut().for_each(|w| *w = true);
+        self.at(addr, n)
+    }
+
+    /// The largest number of distinct 4-byte words in one of the 32 banks over the phases of
+    /// the warp instructions of the log: the wavefronts of the worst load and of the worst
+    /// store.
     fn wavefronts(&self) -> (usize, usize) {
         let mut groups: HashMap<(bool, usize, usize, u64), Vec<u64>> = HashMap::new();
         for (store, round, seq, tid, addr, n) in &self.log {
-            assert!(*n <= 4, "wide shared accesses are not counted");
-            groups
-                .entry((*store, *round, *seq, tid / 32))
-                .or_default()
-                .push(addr / 4);
+            // The design's bank model: W-byte accesses in phases of 32 threads (W <= 4), 16
+            // (W = 8) or 8 (W = 16); each phase's words.
+            let phase_threads = match n {
+                8 => 16,
+                16 => 8,
+                _ => 32,
+            };
+            let words = groups
+                .entry((*store, *round, *seq, tid / phase_threads))
+                .or_default();
+            words.extend(addr / 4..(addr + *n as u64).div_ceil(4));
         }
         let (mut load, mut store) = (0, 0);
         for ((st, ..), words) in groups {
@@ -443,7 +470,7 @@ fn exec(
                 let bytes = if parts[1] == "global" {
                     mem.at(addr, n)
                 } else {
-                    sh.at(addr, n)
+                    sh.read(addr, n)
                 };
                 let mut w = [0u8; 8];
                 w[..n].copy_from_slice(bytes);
@@ -460,7 +487,7 @@ fn exec(
                 let bytes = if parts[1] == "global" {
                     mem.at(addr, n)
                 } else {
-                    sh.at(addr, n)
+                    sh.write(addr, n)
                 };
                 bytes.copy_from_slice(&x.to_le_bytes()[..n]);
                 continue;
@@ -633,6 +660,7 @@ pub fn launch(m: &Module, name: &str, grid: u64, block: u64, args: &[u64], mem: 
     for cta in 0..grid {
         let mut sh = Shared {
             bytes: vec![0u8; size],
+            written: vec![false; size],
             log: Vec::new(),
             round: 0,
         };

@@ -4,6 +4,7 @@
 
 use super::OffsetFunc;
 use super::builder::{Builder, Class, suffix};
+use super::contraction::staged_contraction;
 use super::phases::{stage_copy, vector_body};
 use super::stage::StageCode;
 use super::vector::VectorPlan;
@@ -91,12 +92,20 @@ pub(super) fn entry(
         start.insert(*x, c);
     }
     b.starts = start.clone();
-    for (n, sc) in stages.iter().enumerate() {
-        stage_copy(&mut b, n, sc, &start, &tid, &ntid);
-    }
-    if !stages.is_empty() {
-        b.comment("every thread has stored its part of the staged tiles");
-        b.ins("bar.sync 0");
+    // A stage along a contraction index is copied per k-tile, inside the staged contraction.
+    let summed = stages.iter().any(|sc| {
+        sc.dims
+            .iter()
+            .any(|d| s.contraction.iter().any(|x| x.index() == *d))
+    });
+    if !summed {
+        for (n, sc) in stages.iter().enumerate() {
+            stage_copy(&mut b, n, sc, &start, (&tid, &ntid), false);
+        }
+        if !stages.is_empty() {
+            b.comment("every thread has stored its part of the staged tiles");
+            b.ins("bar.sync 0");
+        }
     }
     // The thread's points: with a `threads` clause, CuTe's local_partition (thread coordinate
     // `t_x` in the listed order, the first fastest; points `t_x + T_x * v`); otherwise points
@@ -112,6 +121,10 @@ pub(super) fn entry(
             b.ins(format!("div.s64 {r}, {r}, {}", t.size));
             tcoord.insert(t.index, c);
         }
+    }
+    if summed {
+        staged_contraction(&mut b, s, tiles, &tcoord, (&tid, &ntid))?;
+        return Ok(finish(&b, k, s, name, &decl, tiles, stages));
     }
     let count = |x: &IndexId| counts.get(x).copied().unwrap_or(1);
     let mapped = !k.threads.is_empty();
@@ -236,6 +249,19 @@ pub(super) fn entry(
     b.ins(format!("bra {head}"));
     b.put_label(&done);
     b.ins("ret");
+    Ok(finish(&b, k, s, name, &decl, tiles, stages))
+}
+
+/// The entry's text: its signature, shared buffers and registers around the body `b` built.
+fn finish(
+    b: &Builder<'_>,
+    k: &Kernel,
+    s: &Stmt,
+    name: &str,
+    decl: &[String],
+    tiles: &[(IndexId, i64)],
+    stages: &[StageCode],
+) -> String {
     let mut text = String::new();
     let _ = writeln!(text, "// Statement: {} (tiles: {})", describe(k, s), {
         let v: Vec<String> = tiles
@@ -258,7 +284,7 @@ pub(super) fn entry(
     }
     text.push_str(&b.out);
     text.push_str("}\n");
-    Ok(text)
+    text
 }
 
 /// A statement as text, for the comment above its entry.

@@ -354,8 +354,15 @@ impl Builder<'_> {
 
     /// The statement's value at `point`.
     pub(super) fn eval(&mut self, s: &Stmt, point: &HashMap<IndexId, String>) -> String {
-        let mut vals: Vec<String> = Vec::with_capacity(s.nodes.len());
-        for node in &s.nodes {
+        let vals = self.values(s, point, s.nodes.len());
+        vals[s.value.index()].clone()
+    }
+
+    /// The registers of the statement's first `upto` nodes at `point` (loads in
+    /// [`Builder::overrides`] taken from there).
+    pub(super) fn values(&mut self, s: &Stmt, point: &HashMap<IndexId, String>, upto: usize) -> Vec<String> {
+        let mut vals: Vec<String> = Vec::with_capacity(upto);
+        for node in &s.nodes[..upto] {
             let ty = node.ty;
             let v = match &node.op {
                 Op::Load(a) => match self.overrides.get(&vals.len()) {
@@ -393,7 +400,7 @@ impl Builder<'_> {
             };
             vals.push(v);
         }
-        vals[s.value.index()].clone()
+        vals
     }
 
     /// Loops over the contraction indices (first outermost, each over its whole extent), then

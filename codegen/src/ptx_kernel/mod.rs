@@ -6,13 +6,19 @@
 //! validated under the file's facts (the naive lowering where validation does not prove the
 //! rewrite), with a comment block naming the layout and the facts it assumes.
 //!
-//! **Thread mapping** (this first GPU mapping; the `threads` and `stage` clauses are not built
-//! yet): the grid is one CTA per tile of the statement's outer indices (declared `tile`s; an
-//! undeclared index is one tile of extent 1, except the last outer index, tiled by 256), a CTA
-//! has `min(points of a tile, 256)` threads, and thread `t` takes the tile's points `t, t +
-//! ntid, ...` in row-major order (the last outer index fastest, so consecutive threads touch
-//! consecutive elements of a row-major output). Points outside the extents (partial tiles)
-//! are predicated off. A `+=` runs its contraction loops in the interpreter's order per point.
+//! **Thread mapping:** the grid is one CTA per tile of the statement's outer indices (declared
+//! `tile`s; an undeclared index is one tile of extent 1, except the last outer index, tiled by
+//! 256). Without a `threads` clause a CTA has `min(points of a tile, 256)` threads, and thread
+//! `t` takes the tile's points `t, t + ntid, ...` in row-major order (the last outer index
+//! fastest, so consecutive threads touch consecutive elements of a row-major output); with
+//! one, the CTA is the listed threads and each takes its `local_partition` (see `stage.rs`).
+//! Points outside the extents (partial tiles) are predicated off. A `+=` runs its contraction
+//! loops in the interpreter's order per point.
+//!
+//! **Stages:** `stage X in L` copies X's tile into shared memory before the statement
+//! (`stage.rs`, `phases.rs`); a stage along a contraction index makes the statement a staged
+//! contraction, the shared-memory GEMM of `contraction.rs`: one k-tile copied at a time, the
+//! sums in registers, fused multiply-adds.
 //!
 //! **Values:** `f32`, `f64`, `s32`, `s64` registers; f16 and bf16 are loaded as `b16` and
 //! widened to `f32` (`cvt.f32.f16`; bf16 by a shift), computed in `f32`, and rounded to nearest
@@ -22,10 +28,12 @@
 
 mod body;
 mod builder;
+mod contraction;
 mod phases;
 mod stage;
 mod vector;
 
+pub use contraction::MAX_POINTS_PER_THREAD;
 pub use stage::{StageReport, stage_banks};
 
 use crate::EmitError;

@@ -9,15 +9,16 @@ use std::collections::HashMap;
 
 /// The staging copy of stage `n`: the tile's points in colexicographic order over the tensor's
 /// dimensions, thread `tid` taking `tid, tid + ntid, ...`, each loaded from global memory
-/// (bits) and stored at the layout's offset in the shared buffer; points past the extents are
-/// skipped.
+/// (bits) and stored at the layout's offset in the shared buffer. Points past the extents are
+/// skipped, or, with `zero_fill`, stored as zero bits (a staged contraction's loads then read
+/// every point of the tile unconditionally).
 pub(super) fn stage_copy(
     b: &mut Builder<'_>,
     n: usize,
     sc: &StageCode,
     start: &HashMap<IndexId, String>,
-    tid: &str,
-    ntid: &str,
+    (tid, ntid): (&str, &str),
+    zero_fill: bool,
 ) {
     let k = b.k;
     let t = sc.tensor;
@@ -51,7 +52,9 @@ pub(super) fn stage_copy(
         b.ins(format!("and.pred {inside}, {inside}, {q}"));
         point.insert(*x, c);
     }
-    b.ins(format!("@!{inside} bra {next}"));
+    if !zero_fill {
+        b.ins(format!("@!{inside} bra {next}"));
+    }
     let access = Access {
         tensor: crate::kernel::TensorId::new(t),
         indices: ids,
@@ -63,7 +66,12 @@ pub(super) fn stage_copy(
     };
     let from = b.address(&access, &point);
     let v = b.reg(c);
-    b.ins(format!("ld.global.{bits} {v}, [{from}]"));
+    if zero_fill {
+        b.ins(format!("mov.{bits} {v}, 0"));
+        b.ins(format!("@{inside} ld.global.{bits} {v}, [{from}]"));
+    } else {
+        b.ins(format!("ld.global.{bits} {v}, [{from}]"));
+    }
     let to = b.shared_address(n, &access, &point);
     b.ins(format!("st.shared.{bits} [{to}], {v}"));
     b.put_label(&next);

@@ -180,11 +180,18 @@ pub(crate) fn stages(k: &Kernel) -> Result<(Vec<StageCode>, String), EmitError> 
                 _ => None,
             })
             .ok_or_else(|| bad("not read".into()))?;
-        if k.stmts
+        // Each index is an outer index of every statement (a tile of the CTA's) or a
+        // contraction index of every statement (a k-tile of the staged contraction's loop).
+        let outer = |s: &crate::kernel::Stmt, d: usize| s.outer.iter().any(|o| o.index() == d);
+        let summed = |s: &crate::kernel::Stmt, d: usize| s.contraction.iter().any(|o| o.index() == d);
+        if dims
             .iter()
-            .any(|s| dims.iter().any(|d| !s.outer.iter().any(|o| o.index() == *d)))
+            .any(|d| !(k.stmts.iter().all(|s| outer(s, *d)) || k.stmts.iter().all(|s| summed(s, *d))))
         {
-            return Err(bad("its indices must be outer indices of every statement (a tile of a contraction is not staged yet)".into()));
+            return Err(bad(
+                "each of its indices must be an outer index of every statement, or a contraction index of every statement"
+                    .into(),
+            ));
         }
         let tile: Vec<i64> = dims.iter().map(|d| tiles[d]).collect();
         let points = tile
