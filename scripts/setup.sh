@@ -27,6 +27,30 @@ if ! "$PTXAS" --version >/dev/null 2>&1; then
   exit 1
 fi
 
+# nvcc 13, for the figure that compares Tessera's PTX index code with `nvcc -O3` on the naive
+# CUDA C index function (tests/ptx_index_figures.rs): NVIDIA's wheels, into .deps/nvcc13
+# (git-ignored). `nvcc -ptx` of a device-only .cu needs all four: the driver (nvidia-cuda-nvcc),
+# cicc (nvidia-nvvm), cuda_runtime.h (nvidia-cuda-runtime) and crt/*.h (nvidia-cuda-crt); one
+# pip call, since `pip install --target` does not merge a second install into nvidia/.
+# The host compiler is the system gcc (12).
+NVCC13=.deps/nvcc13/nvidia/cu13/bin/nvcc
+CUDA13=13.5.37
+NVCC13_WHEELS=(nvidia-cuda-nvcc==$CUDA13 nvidia-nvvm==$CUDA13 nvidia-cuda-runtime==$CUDA13 nvidia-cuda-crt==$CUDA13)
+nvcc13_ok() {
+  [ -f .deps/nvcc13/nvidia/cu13/include/cuda_runtime.h ] && [ -f .deps/nvcc13/nvidia/cu13/include/crt/host_config.h ] &&
+    [ -x .deps/nvcc13/nvidia/cu13/nvvm/bin/cicc ] && "$NVCC13" --version 2>/dev/null | grep -q "V$CUDA13"
+}
+if ! nvcc13_ok; then
+  echo "setup: installing nvcc ${NVCC13_WHEELS[*]} into .deps/nvcc13"
+  rm -rf .deps/nvcc13
+  python3 -m pip install --quiet --no-deps --upgrade --target .deps/nvcc13 "${NVCC13_WHEELS[@]}"
+  chmod +x .deps/nvcc13/nvidia/cu13/bin/* .deps/nvcc13/nvidia/cu13/nvvm/bin/* 2>/dev/null || true
+fi
+if ! nvcc13_ok; then
+  echo "setup: $NVCC13 (or its cicc and headers) is missing or does not run" >&2
+  exit 1
+fi
+
 # NumPy, for the round trip of `tessera run`'s .npy files through NumPy (tests/kernel_cli.rs):
 # into .deps/numpy (git-ignored), found there through PYTHONPATH.
 NUMPY=numpy==2.2.6
