@@ -131,7 +131,7 @@ fn on_gpu(
         proof,
     };
     match crate::gpu::run_kernel(gpu, proved, bindings, buffers, &how) {
-        Ok(b) => Ok((b, format!("the GPU, {}", gpu.describe()))),
+        Ok(b) => Ok((b, format!("its PTX on the GPU, {}", gpu.describe()))),
         Err(e) => {
             eprintln!("error: kernel {}: --target gpu: {e}", proved.kernel().name);
             Err(e.exit_code())

@@ -3,7 +3,12 @@
  * FAKE_CUDA (environment) picks the device:
  *   unset/"none": cuInit fails with CUDA_ERROR_NO_DEVICE;
  *   "sm75":       a compute capability 7.5 device (too old for the PTX);
- *   "sm90":       a 9.0 device whose JIT rejects every module, with a log. */
+ *   "sm90":       a 9.0 device whose JIT rejects every module, with a log;
+ *   "run":        a 9.0 device whose memory is host memory and whose launches compute nothing:
+ *                 each launch appends `NAME grid=G block=B` to the file FAKE_CUDA_LOG, and
+ *                 every timed interval between two events is 1 ms. */
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,7 +56,7 @@ CUresult cuDeviceGetName(char *name, int len, CUdevice d) {
 
 CUresult cuDeviceGetAttribute(int *v, int attribute, CUdevice d) {
   (void)d;
-  int sm90 = strcmp(mode(), "sm90") == 0;
+  int sm90 = strcmp(mode(), "sm90") == 0 || strcmp(mode(), "run") == 0;
   switch (attribute) {
   case 75: /* CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR */
     *v = sm90 ? 9 : 7;
@@ -97,9 +102,112 @@ CUresult cuModuleLoadDataEx(void **module, const void *image, unsigned n, int *o
     if (options[i] == 6) /* CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES */
       size = (size_t)values[i];
   }
+  if (strcmp(mode(), "run") == 0) {
+    *module = &context;
+    return OK;
+  }
   if (log && size > 0) {
     strncpy(log, "ptxas fatal   : the fake driver assembles nothing", size - 1);
     log[size - 1] = 0;
   }
   return INVALID_PTX;
+}
+
+/* The "run" device. */
+
+CUresult cuModuleGetFunction(void **f, void *module, const char *name) {
+  (void)module;
+  *f = strdup(name);
+  return OK;
+}
+
+CUresult cuModuleUnload(void *module) {
+  (void)module;
+  return OK;
+}
+
+CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                        unsigned shared, void *stream, void **params, void **extra) {
+  (void)stream;
+  (void)params;
+  (void)extra;
+  const char *path = getenv("FAKE_CUDA_LOG");
+  if (path) {
+    FILE *log = fopen(path, "a");
+    if (log) {
+      fprintf(log, "%s grid=%u,%u,%u block=%u,%u,%u shared=%u\n", (const char *)f, gx, gy, gz, bx, by, bz, shared);
+      fclose(log);
+    }
+  }
+  return OK;
+}
+
+CUresult cuMemAlloc_v2(uint64_t *p, size_t n) {
+  *p = (uint64_t)(uintptr_t)malloc(n);
+  return OK;
+}
+
+CUresult cuMemFree_v2(uint64_t p) {
+  free((void *)(uintptr_t)p);
+  return OK;
+}
+
+CUresult cuMemsetD8Async(uint64_t p, unsigned char c, size_t n, void *stream) {
+  (void)stream;
+  memset((void *)(uintptr_t)p, c, n);
+  return OK;
+}
+
+CUresult cuMemcpyHtoDAsync_v2(uint64_t dst, const void *src, size_t n, void *stream) {
+  (void)stream;
+  memcpy((void *)(uintptr_t)dst, src, n);
+  return OK;
+}
+
+CUresult cuMemcpyDtoHAsync_v2(void *dst, uint64_t src, size_t n, void *stream) {
+  (void)stream;
+  memcpy(dst, (const void *)(uintptr_t)src, n);
+  return OK;
+}
+
+CUresult cuMemcpyDtoDAsync_v2(uint64_t dst, uint64_t src, size_t n, void *stream) {
+  (void)stream;
+  memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
+  return OK;
+}
+
+CUresult cuStreamSynchronize(void *stream) {
+  (void)stream;
+  return OK;
+}
+
+CUresult cuCtxSynchronize(void) { return OK; }
+
+CUresult cuEventCreate(void **e, unsigned flags) {
+  (void)flags;
+  *e = malloc(1);
+  return OK;
+}
+
+CUresult cuEventDestroy_v2(void *e) {
+  free(e);
+  return OK;
+}
+
+CUresult cuEventRecord(void *e, void *stream) {
+  (void)e;
+  (void)stream;
+  return OK;
+}
+
+CUresult cuEventSynchronize(void *e) {
+  (void)e;
+  return OK;
+}
+
+CUresult cuEventElapsedTime(float *ms, void *start, void *end) {
+  (void)start;
+  (void)end;
+  *ms = 1.0f;
+  return OK;
 }
