@@ -11,5 +11,9 @@ cargo fmt --all --check
 cargo clippy --workspace --all-targets -- -D warnings
 cargo test --workspace --lib --bins --tests
 cargo test --workspace --doc
+# The `cuda` feature (tessera run --target gpu): linted, and its refusals tested without a GPU
+# (a stand-in driver built with cc); scripts/gpu_check.sh runs it on a GPU.
+cargo clippy --features cuda --all-targets -- -D warnings
+cargo test --features cuda --test gpu_cli
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 cargo build --workspace --benches

@@ -17,6 +17,8 @@ pub mod check;
 pub mod cli;
 pub mod emit;
 pub mod exit;
+#[cfg(feature = "cuda")]
+pub mod gpu;
 pub mod identity;
 pub mod jit;
 pub mod kernel;

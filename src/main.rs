@@ -45,8 +45,8 @@ enum Cmd {
         #[arg(long, value_name = "auto|z3", default_value = "auto", value_parser = parse_provers)]
         prover: tessera::check::Provers,
     },
-    /// Run a kernel of a check file, compiled with Cranelift, after proving its accesses in
-    /// bounds and its output written once.
+    /// Run a kernel of a check file, compiled with Cranelift (or, with --target gpu, as PTX on
+    /// a CUDA device), after proving its accesses in bounds and its output written once.
     #[command(after_help = tessera::run::RUN_HELP)]
     Run {
         /// The check file.
@@ -81,9 +81,14 @@ enum Cmd {
         /// Time the kernel and same-run references; print key=value lines.
         #[arg(long)]
         bench: bool,
-        /// Run the reference interpreter only (no compilation).
+        /// Run the reference interpreter only (no compilation); with --target gpu, compare
+        /// the GPU's result with the interpreter's instead of the JIT's.
         #[arg(long, conflicts_with_all = ["bench", "verify"])]
         interpret: bool,
+        /// Where the kernel runs: cpu (compiled with Cranelift) or gpu (its PTX on CUDA
+        /// device 0, checked against the CPU; needs a build with `--features cuda`).
+        #[arg(long, value_name = "TARGET", default_value = "cpu", value_parser = ["cpu", "gpu"])]
+        target: String,
     },
     /// Prove every kernel of a check file, then write it as PTX (`--target ptx`).
     #[command(after_help = tessera::build::BUILD_HELP)]
@@ -386,6 +391,7 @@ fn run(cli: Cli) -> i32 {
             verify,
             bench,
             interpret,
+            target,
         } => tessera::run::run_kernel(&tessera::run::RunArgs {
             file: &file,
             kernel: &kernel,
@@ -399,6 +405,7 @@ fn run(cli: Cli) -> i32 {
             verify,
             bench,
             interpret,
+            gpu: target == "gpu",
         }),
         Cmd::Build {
             file,

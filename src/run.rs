@@ -1,6 +1,7 @@
 //! `tessera run`: proves a kernel of a check file, compiles it with Cranelift and runs it on
 //! `.npy` buffers; `--verify` compares with the reference interpreter, `--bench` times it
-//! against same-run references (see [`crate::kernel_bench`]).
+//! against same-run references (see [`crate::kernel_bench`]); `--target gpu` runs its PTX on a
+//! CUDA device instead (`crate::gpu`, the `cuda` feature).
 
 use crate::check;
 use crate::exit;
@@ -39,9 +40,21 @@ for kernels with a contraction, GFLOP/s; and, measured in the same run, memcpy o
 number of bytes into an existing buffer (memcpy_gbps) and, for a contraction, the naive loop
 over the same layouts (naive_gflops).
 
+--target gpu (a build with `cargo build --features cuda`: the driver, libcuda, is loaded when
+the run starts) runs the kernel's PTX on CUDA device 0: emitted for sm_90 on a device of compute
+capability 9.0 or newer, else sm_80 (an older device is refused), each entry launched in order
+with one CTA per tile, on the same inputs. The outputs are copied back and compared with the
+JIT's (with --interpret, the reference interpreter's): bit for bit, except the targets of a
+float += with a contraction, within 1e-4 relative; verify=ok (...) says so. --bench then prints
+gpu_time_us (median of repeated runs after a warm-up, timed with CUDA events), bytes, gpu_gbps,
+memcpy_d2d_gbps (a device-to-device copy of half those bytes in the same run, read and written,
+counted like the kernel), ratio_memcpy and, for a contraction, gpu_gflops.
+
 EXIT CODES
-  0 ran, 1 refused (refuted), 2 refused (unknown), 3 bad input (file, kernel, binding, .npy),
-  4 internal error (including a --verify mismatch)
+  0 ran, 1 refused (refuted), 2 refused (unknown), 3 bad input (file, kernel, binding, .npy)
+  or no GPU to run on (--target gpu: a build without the cuda feature, no driver, no device, a
+  device older than sm_80, a kernel the PTX backend refuses), 4 internal error (a --verify
+  mismatch; on the GPU, a CUDA error or a result that differs from the CPU's)
 ";
 
 /// What `tessera run` was asked.
@@ -68,8 +81,62 @@ pub struct RunArgs<'a> {
     pub verify: bool,
     /// Time the kernel and the references.
     pub bench: bool,
-    /// Run the reference interpreter only.
+    /// Run the reference interpreter only (on the GPU: compare with it instead of the JIT).
     pub interpret: bool,
+    /// Run the kernel's PTX on the GPU (`--target gpu`, the `cuda` feature).
+    pub gpu: bool,
+}
+
+/// The error of `--target gpu` in a build without the `cuda` feature.
+pub const NO_CUDA: &str = "--target gpu: this tessera was built without the `cuda` feature; rebuild with `cargo build --features cuda`";
+
+/// The device of `--target gpu`.
+#[cfg(feature = "cuda")]
+type Device = crate::gpu::Gpu;
+/// The device of `--target gpu`: none without the `cuda` feature.
+#[cfg(not(feature = "cuda"))]
+type Device = std::convert::Infallible;
+
+/// Opens the GPU; the exit code when there is none to run on.
+#[cfg(feature = "cuda")]
+fn open_gpu() -> Result<Device, i32> {
+    crate::gpu::Gpu::open().map_err(|e| {
+        eprintln!("error: --target gpu: {e}");
+        e.exit_code()
+    })
+}
+
+/// Without the `cuda` feature there is no GPU to open: bad input.
+#[cfg(not(feature = "cuda"))]
+fn open_gpu() -> Result<Device, i32> {
+    Err(bad(NO_CUDA))
+}
+
+/// Runs the kernel on the GPU from `buffers` and compares with the CPU on `threads` threads
+/// (see [`crate::gpu::run_kernel`]): the GPU's buffers and a description of the engine, or the
+/// exit code.
+#[cfg(feature = "cuda")]
+fn on_gpu(
+    gpu: &Device,
+    a: &RunArgs<'_>,
+    proved: &Proved,
+    bindings: &HashMap<String, i64>,
+    buffers: &[Buffer],
+    (threads, proof): (usize, std::time::Duration),
+) -> Result<(Vec<Buffer>, String), i32> {
+    let how = crate::gpu::GpuRun {
+        threads,
+        interpret: a.interpret,
+        bench: a.bench,
+        proof,
+    };
+    match crate::gpu::run_kernel(gpu, proved, bindings, buffers, &how) {
+        Ok(b) => Ok((b, format!("its PTX on the GPU, {}", gpu.describe()))),
+        Err(e) => {
+            eprintln!("error: kernel {}: --target gpu: {e}", proved.kernel().name);
+            Err(e.exit_code())
+        }
+    }
 }
 
 fn bad(msg: impl std::fmt::Display) -> i32 {
@@ -105,8 +172,29 @@ fn random(elem: ElemType, len: usize, seed: u64) -> Buffer {
     }
 }
 
+/// Without the `cuda` feature there is no device: unreachable.
+#[cfg(not(feature = "cuda"))]
+fn on_gpu(
+    gpu: &Device,
+    _: &RunArgs<'_>,
+    _: &Proved,
+    _: &HashMap<String, i64>,
+    _: &[Buffer],
+    _: (usize, std::time::Duration),
+) -> Result<(Vec<Buffer>, String), i32> {
+    match *gpu {}
+}
+
 /// Runs `tessera run`; the exit code.
 pub fn run_kernel(a: &RunArgs<'_>) -> i32 {
+    let gpu = if a.gpu {
+        match open_gpu() {
+            Ok(g) => Some(g),
+            Err(code) => return code,
+        }
+    } else {
+        None
+    };
     let src = match std::fs::read_to_string(a.file) {
         Ok(s) => s,
         Err(e) => return bad(format_args!("{}: {e}", a.file)),
@@ -238,7 +326,15 @@ pub fn run_kernel(a: &RunArgs<'_>) -> i32 {
     if threads == 0 {
         return bad("--threads must be at least 1");
     }
-    let engine = if a.interpret {
+    let engine = if let Some(gpu) = &gpu {
+        match on_gpu(gpu, a, &proved, &bindings, &buffers, (threads, proof_time)) {
+            Ok((b, engine)) => {
+                buffers = b;
+                engine
+            }
+            Err(code) => return code,
+        }
+    } else if a.interpret {
         if let Err(e) = run(&proved, &bindings, &mut buffers) {
             return bad(format_args!("kernel {}: {e}", k.name));
         }
