@@ -487,7 +487,33 @@ fn an_oversized_stage_is_refused_at_once() {
                 kernel t tile i:100000, j:100000 {\n  stage s in S\n  d[i,j] = s[i,j]\n}\n";
     let cf = check::load("big.tess", file).unwrap();
     let e = emit_kernel(&cf.kernels[0], Arch::Sm90).unwrap_err().to_string();
-    assert!(e.contains("exceeds the 232448 bytes of shared memory"), "{e}");
+    assert!(e.contains("exceeds the 49152 bytes of shared memory"), "{e}");
+}
+
+/// The static shared memory of an entry: 48 KiB in one stage assembles; two stages of 32 KiB
+/// are refused together (ptxas would: "uses too much shared data").
+#[test]
+fn the_stages_fit_the_static_shared_memory_together() {
+    let file = |second: bool| {
+        format!(
+            "param M, N where 1 <= M <= 65536, 1 <= N <= 65536\n\
+             tensor a : f32[(M,N):(1,M)]\ntensor b : f32[(M,N):(1,M)]\ntensor d : f32[(M,N):(N,1)]\n\
+             let S = (128,{n}):(1,128)\n\
+             kernel t tile i:128, j:{n} threads i:32, j:8 {{\n  stage a in S\n{}  d[i,j] = a[i,j] + b[i,j]\n}}\n",
+            if second { "  stage b in S\n" } else { "" },
+            n = if second { 64 } else { 96 },
+        )
+    };
+    let one = check::load("one.tess", &file(false)).unwrap();
+    let m = emit_kernel(&one.kernels[0], Arch::Sm90).unwrap();
+    assert_eq!(m.entries[0].stages[0].bytes, 49152);
+    assemble(&m.text, Arch::Sm90, "48 KiB");
+    let two = check::load("two.tess", &file(true)).unwrap();
+    let e = emit_kernel(&two.kernels[0], Arch::Sm90).unwrap_err().to_string();
+    assert!(
+        e.contains("stages take 65536 bytes of shared memory together"),
+        "{e}"
+    );
 }
 
 /// A contraction of `elem`s over the k-tiles staged through `sa` (and `sb`, if any): 64 threads

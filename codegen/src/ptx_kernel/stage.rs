@@ -27,9 +27,11 @@ use tessera_ir::index::{Var, lower_composed, lower_index};
 use tessera_ir::sym::{Facts, Interval};
 use tessera_verifier::{Bank, Concrete, Func, analyze};
 
-/// The shared memory one CTA may use at most (227 KiB on sm_90, more than sm_80's 163 KiB):
-/// a larger stage is refused before its layout is evaluated.
-pub const MAX_SHARED_BYTES: i64 = 227 * 1024;
+/// The static shared memory one entry may declare (48 KiB: `ptxas` refuses more, "uses too
+/// much shared data (0x10000 bytes, 0xc000 max)"; the larger carve-outs of sm_80 and sm_90
+/// need dynamic shared memory, not built). A larger stage is refused before its layout is
+/// evaluated, and the stages of a kernel together must fit.
+pub const MAX_SHARED_BYTES: i64 = 48 * 1024;
 
 /// What the build reports of one staged tensor.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -164,6 +166,7 @@ pub(crate) fn stages(k: &Kernel) -> Result<(Vec<StageCode>, String), EmitError> 
     let tiles = tile_of(k);
     let mut out = Vec::new();
     let mut text = String::new();
+    let mut total = 0i64;
     for st in &k.stages {
         let t = st.tensor.index();
         let tensor = &k.tensors[t];
@@ -200,7 +203,7 @@ pub(crate) fn stages(k: &Kernel) -> Result<(Vec<StageCode>, String), EmitError> 
             .unwrap_or(i64::MAX);
         if points.saturating_mul(tensor.elem.bytes() as i64) > MAX_SHARED_BYTES {
             return Err(bad(format!(
-                "a tile of {points} elements exceeds the {MAX_SHARED_BYTES} bytes of shared memory a CTA may have"
+                "a tile of {points} elements exceeds the {MAX_SHARED_BYTES} bytes of shared memory an entry may declare"
             )));
         }
         let conc = st.layout.at(&HashMap::new()).map_err(|e| bad(e.to_string()))?;
@@ -215,8 +218,15 @@ pub(crate) fn stages(k: &Kernel) -> Result<(Vec<StageCode>, String), EmitError> 
         let elems = max + 1;
         if elems.saturating_mul(tensor.elem.bytes() as i64) > MAX_SHARED_BYTES {
             return Err(bad(format!(
-                "{} spans {elems} elements, beyond the {MAX_SHARED_BYTES} bytes of shared memory a CTA may have",
+                "{} spans {elems} elements, beyond the {MAX_SHARED_BYTES} bytes of shared memory an entry may declare",
                 st.layout
+            )));
+        }
+        // The buffers are 16-byte aligned, one after the other.
+        total = total.saturating_add((elems * tensor.elem.bytes() as i64 + 15) / 16 * 16);
+        if total > MAX_SHARED_BYTES {
+            return Err(bad(format!(
+                "the kernel's stages take {total} bytes of shared memory together, beyond the {MAX_SHARED_BYTES} an entry may declare"
             )));
         }
         let e = match &conc {
