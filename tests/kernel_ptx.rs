@@ -606,3 +606,38 @@ fn the_example_sgemm_runs_conflict_free() {
     }
     assert_eq!((stats.store_wavefronts, stats.load_wavefronts), (1, 1));
 }
+
+/// A one-dimensional kernel small enough to read whole (the first golden PTX).
+const SCALE: &str = "param N where 1 <= N <= 1048576\ntensor x : f32[N:1]\ntensor y : f32[N:1]\n\
+                     kernel scale tile i:128 { y[i] = x[i] * 2 }\n";
+
+/// Golden PTX, reviewed by hand once: the one-dimensional `scale` and the swizzled staged
+/// transpose of `examples/staged.tess`, for sm_80. A change to the emitted text fails here;
+/// review the new text, then rewrite the files with `TESSERA_BLESS=1`.
+#[test]
+fn golden_ptx() {
+    let staged_src = staged();
+    for (name, src, kernel) in [
+        ("scale", SCALE, "scale"),
+        ("transpose_staged", staged_src.as_str(), "transpose_staged"),
+    ] {
+        let cf = check::load("golden.tess", src).unwrap();
+        let k = cf.kernels.iter().find(|k| k.name == kernel).unwrap();
+        let text = emit_kernel(k, Arch::Sm80).unwrap().text;
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/golden/{name}.ptx"));
+        if std::env::var_os("TESSERA_BLESS").is_some() {
+            std::fs::write(&path, &text).unwrap();
+        }
+        let want = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        if let Some((n, (g, w))) = text
+            .lines()
+            .zip(want.lines())
+            .enumerate()
+            .find(|(_, (g, w))| g != w)
+        {
+            panic!("{name}: line {} differs:\n  emitted: {g}\n  golden:  {w}", n + 1);
+        }
+        assert_eq!(text.lines().count(), want.lines().count(), "{name}: line count");
+        assemble(&text, Arch::Sm80, name);
+    }
+}

@@ -24,8 +24,9 @@ use crate::kernel::{Kernel, Stage, Tile};
 use std::collections::HashMap;
 use std::sync::Arc;
 use tessera_ir::index::{Var, lower_composed, lower_index};
+use tessera_ir::simplify::{Domain, Limits};
 use tessera_ir::sym::{Facts, Interval};
-use tessera_verifier::{Bank, Concrete, Func, analyze};
+use tessera_verifier::{Bank, Concrete, Func, analyze, simplify_validated};
 
 /// The static shared memory one entry may declare (48 KiB: `ptxas` refuses more, "uses too
 /// much shared data (0x10000 bytes, 0xc000 max)"; the larger carve-outs of sm_80 and sm_90
@@ -234,6 +235,28 @@ pub(crate) fn stages(k: &Kernel) -> Result<(Vec<StageCode>, String), EmitError> 
             Concrete::Composed(c) => lower_composed(c),
         }
         .map_err(|e| bad(e.to_string()))?;
+        // Simplified with egg and validated on the tile's indices, as the offsets are.
+        let mut domain = Domain::default();
+        domain.interval(Var::Index, Interval::new(Some(0), Some(i128::from(points) - 1)));
+        let opts = tessera_verifier::Options { timeout_ms: None };
+        let v = simplify_validated(
+            &e,
+            &domain,
+            &Arc::new(Facts::default()),
+            &Limits::default(),
+            &opts,
+            true,
+        )
+        .map_err(|e| bad(e.to_string()))?;
+        let simplified = match (&v.validation, v.fell_back) {
+            (_, true) => "Not simplified: the rewrite was not proved on the tile.".to_string(),
+            (Some(_), false) => format!(
+                "Simplified by egg and validated on the tile: cost {} -> {}.",
+                v.before.weighted, v.after.weighted
+            ),
+            (None, false) => "egg found nothing to simplify.".to_string(),
+        };
+        let e = v.expr;
         let name = format!(
             "{}_smem_{}",
             crate::sanitize(&k.name),
@@ -244,10 +267,13 @@ pub(crate) fn stages(k: &Kernel) -> Result<(Vec<StageCode>, String), EmitError> 
         if sig.args.is_empty() {
             sig.args = vec![Var::Index];
         }
-        sig.notes = vec![format!(
-            "Shared-memory layout of the staged tensor {}: {} ({elems} elements)",
-            tensor.name, st.layout
-        )];
+        sig.notes = vec![
+            format!(
+                "Shared-memory layout of the staged tensor {}: {} ({elems} elements)",
+                tensor.name, st.layout
+            ),
+            simplified,
+        ];
         let f = crate::emit(&e, crate::Lang::Ptx, &sig)?;
         for l in f.lines() {
             if !(l.starts_with(".version") || l.starts_with(".target") || l.starts_with(".address_size")) {
