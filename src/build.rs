@@ -14,7 +14,8 @@ Every kernel of the file (or only --kernel NAME) is proved first: each tensor's 
 inside a buffer of its cosize, and each output written once, for every parameter value the
 facts admit. One line per obligation says who proved it. A refuted kernel stops the build
 (exit 1); an unknown one too (exit 2). Then each kernel becomes a PTX module (.version 8.0,
-.target sm_80 or sm_90, .address_size 64): one .entry per statement; the tensors' pointers,
+.target sm_70, sm_80 or sm_90, .address_size 64; an instruction the --arch lacks, such as
+bf16 rounding on sm_70, is an error): one .entry per statement; the tensors' pointers,
 the layouts' parameters and every index's extent as .param values; each tensor's offsets as a
 .func (the layout lowered, simplified with egg, validated). Grid: one CTA per tile of the
 statement's outer indices (declared tiles; else 256 along the last outer index); up to 256
@@ -58,7 +59,7 @@ pub fn build(a: &BuildArgs<'_>) -> i32 {
         return bad(format!("--target {}: the only target is ptx", a.target));
     }
     let Some(arch) = Arch::from_name(a.arch) else {
-        return bad(format!("--arch {}: expected sm_80 or sm_90", a.arch));
+        return bad(format!("--arch {}: expected sm_70, sm_80 or sm_90", a.arch));
     };
     if !(a.timeout.is_finite() && a.timeout > 0.0) {
         return bad("--timeout must be a positive number of seconds".into());

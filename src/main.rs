@@ -101,7 +101,7 @@ enum Cmd {
         /// The target: ptx.
         #[arg(long, default_value = "ptx")]
         target: String,
-        /// The PTX target architecture: sm_80 or sm_90.
+        /// The PTX target architecture: sm_70, sm_80 or sm_90.
         #[arg(long, default_value = "sm_80")]
         arch: String,
         /// Write the PTX to this file (default: stdout).

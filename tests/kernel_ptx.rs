@@ -137,7 +137,7 @@ fn tessera_build_proves_then_writes_ptx() {
     assert_eq!(code, 0);
     assert!(stdout.contains(".visible .entry gemm(") && !stdout.contains(".entry transpose("));
     // Bad input, and a refuted kernel.
-    assert_eq!(tessera(&["build", &ex, "--arch", "sm_70"]).0, 3);
+    assert_eq!(tessera(&["build", &ex, "--arch", "sm_61"]).0, 3);
     assert_eq!(tessera(&["build", &ex, "--target", "c"]).0, 3);
     assert_eq!(tessera(&["build", &ex, "--kernel", "nope"]).0, 3);
     let bad = std::env::temp_dir().join(format!("tessera-build-bad-{}.tess", std::process::id()));
@@ -640,4 +640,38 @@ fn golden_ptx() {
         assert_eq!(text.lines().count(), want.lines().count(), "{name}: line count");
         assemble(&text, Arch::Sm80, name);
     }
+}
+
+/// `--arch sm_70` (Volta) is a target for kernels that need nothing newer: the examples
+/// assemble for it. A bf16 output needs `cvt.rn.bf16.f32`, which sm_70 lacks: an error naming
+/// the kernel, the instruction and the architecture it needs (exit 3 from `tessera build`).
+#[test]
+fn an_arch_the_kernel_needs_more_than_is_an_error() {
+    let cf = check::load("examples/kernels.tess", &examples()).unwrap();
+    assemble(
+        &emit_module(&cf.kernels, Arch::Sm70).unwrap().text,
+        Arch::Sm70,
+        "sm70",
+    );
+    let src = "param M where 1 <= M <= 1000\ntensor x : f32[M:1]\ntensor y : bf16[M:1]\n\
+               kernel narrow { y[i] = bf16(x[i]) }\n";
+    let cf = check::load("bf16.tess", src).unwrap();
+    let e = emit_kernel(&cf.kernels[0], Arch::Sm70).unwrap_err().to_string();
+    assert_eq!(
+        e,
+        "kernel narrow: rounding to bf16 (`cvt.rn.bf16.f32`) needs sm_80 or later; --arch sm_70 lacks it"
+    );
+    assemble(
+        &emit_kernel(&cf.kernels[0], Arch::Sm80).unwrap().text,
+        Arch::Sm80,
+        "bf16",
+    );
+    let file = std::env::temp_dir().join(format!("tessera-bf16-{}.tess", std::process::id()));
+    std::fs::write(&file, src).unwrap();
+    let (code, _, err) = tessera(&["build", file.to_str().unwrap(), "--arch", "sm_70"]);
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.contains("needs sm_80 or later; --arch sm_70 lacks it"),
+        "{err}"
+    );
 }

@@ -62,4 +62,14 @@ pub enum EmitError {
     /// not support).
     #[error("{0}")]
     Unsupported(String),
+    /// The PTX uses a feature the target architecture lacks.
+    #[error("{what} needs {needs} or later; --arch {arch} lacks it")]
+    Arch {
+        /// The feature, with the instruction that uses it.
+        what: String,
+        /// The first architecture that has it.
+        needs: &'static str,
+        /// The architecture asked for.
+        arch: &'static str,
+    },
 }

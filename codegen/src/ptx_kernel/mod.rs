@@ -48,8 +48,10 @@ use tessera_ir::sym::{Facts, Interval};
 use tessera_verifier::{Func, Options, Property, facts, simplify_validated};
 
 /// A PTX target architecture.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Arch {
+    /// Volta (`sm_70`): no bf16 conversions.
+    Sm70,
     /// Ampere (`sm_80`).
     Sm80,
     /// Hopper (`sm_90`).
@@ -60,14 +62,16 @@ impl Arch {
     /// The `.target` name.
     pub fn name(self) -> &'static str {
         match self {
+            Arch::Sm70 => "sm_70",
             Arch::Sm80 => "sm_80",
             Arch::Sm90 => "sm_90",
         }
     }
 
-    /// The architecture named `sm_80` or `sm_90`.
+    /// The architecture named `sm_70`, `sm_80` or `sm_90`.
     pub fn from_name(s: &str) -> Option<Arch> {
         match s {
+            "sm_70" => Some(Arch::Sm70),
             "sm_80" => Some(Arch::Sm80),
             "sm_90" => Some(Arch::Sm90),
             _ => None,
@@ -270,10 +274,29 @@ pub fn emit_module(ks: &[Kernel], arch: Arch) -> Result<PtxKernel, EmitError> {
     let mut entries = Vec::new();
     for k in ks {
         let (body, e) = kernel_text(k)?;
+        requires(&body, k, arch)?;
         text.push_str(&body);
         entries.extend(e);
     }
     Ok(PtxKernel { text, entries })
+}
+
+/// The instructions an architecture must have: their mnemonic prefix, what they do, and the
+/// first architecture that has them.
+const FEATURES: &[(&str, &str, Arch)] = &[("cvt.rn.bf16.f32", "rounding to bf16", Arch::Sm80)];
+
+/// Refuses kernel `k`'s PTX `body` when it uses an instruction `arch` lacks.
+fn requires(body: &str, k: &Kernel, arch: Arch) -> Result<(), EmitError> {
+    for (ins, what, needs) in FEATURES {
+        if arch < *needs && body.lines().any(|l| l.trim_start().starts_with(ins)) {
+            return Err(EmitError::Arch {
+                what: format!("kernel {}: {what} (`{ins}`)", k.name),
+                needs: needs.name(),
+                arch: arch.name(),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// A kernel's functions and entries (no module header).
