@@ -191,3 +191,85 @@ pub fn kernels() -> impl Strategy<Value = String> {
             })
         })
 }
+
+/// A shared-memory layout of an `a x c` tile: column-major, row-major, padded or swizzled
+/// (a swizzle is a bijection on offsets, so any is a valid stage).
+pub fn smem(a: i64, c: i64) -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just(format!("({a},{c}):(1,{a})")),
+        Just(format!("({a},{c}):({c},1)")),
+        Just(format!("({a},{c}):(1,{})", a + 1)),
+        proptest::sample::select(vec!["Sw<1,0,2>", "Sw<2,0,3>", "Sw<1,1,2>", "Sw<2,1,3>"])
+            .prop_map(move |s| format!("{s} o ({a},{c}):({c},1)")),
+    ]
+}
+
+/// A random staged kernel for the PTX backend: `y[i,j] = f(x[i,j], b[j]) + x[i,j]`, or the
+/// sum `y[i,j] += w[j,k] (*|+) f(w[j,k], x[i,j])` over `k`; tiles of powers of two, a random
+/// `threads` clause dividing them (none, sometimes, for `=`), and `x` and/or `w` staged
+/// through random shared layouts of their tiles (`w` along the contraction index `k`: the
+/// staged contraction).
+pub fn staged_kernels() -> impl Strategy<Value = String> {
+    (
+        (0u32..6, 0u32..6, 0u32..4),
+        (0u32..4, 0u32..4, any::<bool>(), any::<bool>()),
+        (elem(), elem(), elem()),
+        (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()),
+        (1i64..3, 1i64..3, 1i64..3, proptest::option::of((0i64..4, 0i64..4, 0i64..4)), any::<bool>()),
+    )
+        .prop_flat_map(
+            |((ea, ec, ek), (ti, tj, j_first, no_threads), (ty, tx, tb), (acc, stage_x, stage_w, product), (mi, mj, mk, rest, split))| {
+                let (a, c, tk) = (1i64 << ea, 1i64 << ec, 1i64 << ek);
+                // Threads dividing the tiles, at most 8 values per index (64 sums a thread).
+                let (ti, tj) = (1i64 << (ea.saturating_sub(3) + ti).min(ea), 1i64 << (ec.saturating_sub(3) + tj).min(ec));
+                // Extents: whole tiles, or (with `rest`) a partial one more.
+                let (ri, rj, rk) = rest.unwrap_or((0, 0, 0));
+                let (ni, nj, nk) = (a * mi + ri % a, c * mj + rj % c, tk * mk + rk % tk);
+                let leaf = |n: i64| if split && n % 2 == 0 { Dim(vec![2, n / 2]) } else { Dim(vec![n]) };
+                let ds = vec![leaf(ni), leaf(nj)];
+                let ny = nj;
+                // A staged contraction needs `threads`; a stage needs a read tensor.
+                let no_threads = no_threads && !acc;
+                let (stage_x, stage_w) = (stage_x || !(acc && stage_w), acc && stage_w);
+                let yl = layout(&ds, &compact(&ds, &[0, 1, 2, 3], 0));
+                let xl = layout(&ds, &compact(&ds, &[3, 2, 1, 0], 0));
+                let decls = format!(
+                    "tensor y : {ty}[{yl}]\ntensor x : {tx}[{xl}]\ntensor b : {tb}[{ny}:1]\ntensor w : {tx}[({ny},{nk}):({nk},1)]\n"
+                );
+                let tiles = if acc {
+                    format!(" tile i:{a}, j:{c}, k:{tk}")
+                } else {
+                    format!(" tile i:{a}, j:{c}")
+                };
+                let threads = match (no_threads, j_first) {
+                    (true, _) => String::new(),
+                    (false, true) => format!(" threads j:{tj}, i:{ti}"),
+                    (false, false) => format!(" threads i:{ti}, j:{tj}"),
+                };
+                let body = if acc {
+                    expr(vec![format!("{ty}(w[j,k])"), format!("{ty}(x[i,j])")], ty, 1)
+                } else {
+                    expr(vec![format!("{ty}(x[i,j])"), format!("{ty}(b[j])")], ty, 2)
+                };
+                (body, smem(a, c), smem(c, tk)).prop_map(move |(e, sx, sw)| {
+                    let mut lets = String::new();
+                    let mut stages = String::new();
+                    if stage_x {
+                        lets += &format!("let SX = {sx}\n");
+                        stages += "  stage x in SX\n";
+                    }
+                    if stage_w {
+                        lets += &format!("let SW = {sw}\n");
+                        stages += "  stage w in SW\n";
+                    }
+                    let stmt = if acc {
+                        let op = if product { "*" } else { "+" };
+                        format!("y[i,j] += {ty}(w[j,k]) {op} (({e}) + {ty}(x[i,j]))")
+                    } else {
+                        format!("y[i,j] = ({e}) + {ty}(x[i,j])")
+                    };
+                    format!("{decls}{lets}kernel k{tiles}{threads} {{\n{stages}  {stmt}\n}}\n")
+                })
+            },
+        )
+}
