@@ -226,6 +226,16 @@ pub(super) fn entry(
         (StoreKind::Accumulate, _, None) => {
             let elem = k.tensors[target.tensor.index()].elem;
             let acc = b.load(target, &point);
+            // The operands that do not move with the contraction, hoisted out of its loops.
+            b.overrides.clear();
+            for (n, node) in s.nodes.iter().enumerate() {
+                if let Op::Load(a) = &node.op
+                    && !a.indices.iter().any(|x| s.contraction.contains(x))
+                {
+                    let v = b.load(a, &point);
+                    b.overrides.insert(n, v);
+                }
+            }
             let mut pt = point.clone();
             let t = suffix(elem);
             let float = elem.is_float();
@@ -237,6 +247,7 @@ pub(super) fn entry(
                     b.ins(format!("add.{t} {acc}, {acc}, {v}"));
                 }
             });
+            b.overrides.clear();
             b.store(target, &point, &acc);
         }
     }

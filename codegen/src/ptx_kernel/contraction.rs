@@ -3,7 +3,9 @@
 //! `stage B in SB` under `tile i:128, j:128, k:8 threads i:16, j:16`.
 //!
 //! Each thread keeps the sums of its points (its `local_partition` of the CTA's tile, at most
-//! [`MAX_POINTS_PER_THREAD`]) in registers, and the contraction runs one k-tile at a time:
+//! [`MAX_POINTS_PER_THREAD`]) in registers. Stages along outer indices only are copied once,
+//! and the operands that do not move with the contraction are loaded once per point, before
+//! the loop (hoisted). Then the contraction runs one k-tile at a time:
 //! 1. every thread copies its part of each staged tensor's k-tile into shared memory (points
 //!    past the extents as zero bits), then `bar.sync`;
 //! 2. for each `k` of the tile (up to the extent), it loads each distinct operand once, e.g.
@@ -18,8 +20,9 @@
 
 use super::builder::{Builder, Class, class, suffix};
 use super::phases::stage_copy;
+use super::stage::StageCode;
 use crate::EmitError;
-use crate::kernel::{BinOp, IndexId, Op, Stmt};
+use crate::kernel::{Access, BinOp, IndexId, Op, Stmt};
 use std::collections::HashMap;
 
 /// The points whose sums one thread keeps in registers, at most.
@@ -138,6 +141,39 @@ pub(super) fn staged_contraction(
         b.put_label(&skip);
         sums.push(acc);
     }
+    // Stages along the outer indices only are copied once, and the operands that do not move
+    // with the contraction are loaded once per point: hoisted out of the k-tiles.
+    let stages = b.stages;
+    let along_k = |sc: &StageCode| {
+        sc.dims
+            .iter()
+            .any(|d| s.contraction.iter().any(|x| x.index() == *d))
+    };
+    let starts0 = b.starts.clone();
+    if stages.iter().any(|sc| !along_k(sc)) {
+        for (n, sc) in stages.iter().enumerate().filter(|(_, sc)| !along_k(sc)) {
+            stage_copy(b, n, sc, &starts0, (tid, ntid), true);
+        }
+        b.comment("every thread has stored its part of the tiles that do not move with the contraction");
+        b.ins("bar.sync 0");
+    }
+    let mut loaded: HashMap<(usize, Vec<String>), String> = HashMap::new();
+    b.comment("loop-invariant operands, hoisted out of the contraction");
+    for p in &pts {
+        for node in &s.nodes {
+            if let Op::Load(a) = &node.op
+                && !a.indices.iter().any(|x| s.contraction.contains(x))
+            {
+                let key = (
+                    a.tensor.index(),
+                    a.indices.iter().map(|x| p.at[x].clone()).collect::<Vec<_>>(),
+                );
+                loaded
+                    .entry(key)
+                    .or_insert_with(|| operand(b, a, &p.at, &inside_of));
+            }
+        }
+    }
     // The k-tiles, the first contraction index outermost.
     let ktile = |x: &IndexId| k.tiles.iter().find(|t| t.index == *x).map_or(1, |t| t.size);
     let mut tile_loops = Vec::new();
@@ -156,8 +192,7 @@ pub(super) fn staged_contraction(
         tile_loops.push((*x, k0, head, done));
     }
     b.starts = starts.clone();
-    let stages = b.stages;
-    for (n, sc) in stages.iter().enumerate() {
+    for (n, sc) in stages.iter().enumerate().filter(|(_, sc)| along_k(sc)) {
         stage_copy(b, n, sc, &starts, (tid, ntid), true);
     }
     b.comment("every thread has stored its part of the k-tiles");
@@ -178,7 +213,7 @@ pub(super) fn staged_contraction(
         kpoint.insert(*x, kk.clone());
         in_loops.push((kk, head, done));
     }
-    sum_step(b, s, &pts, &kpoint, &inside_of, &sums);
+    sum_step(b, s, (&pts, &sums), &kpoint, &inside_of, loaded);
     for (kk, head, done) in in_loops.iter().rev() {
         b.ins(format!("add.s64 {kk}, {kk}, 1"));
         b.ins(format!("bra {head}"));
@@ -206,10 +241,10 @@ pub(super) fn staged_contraction(
 fn sum_step(
     b: &mut Builder<'_>,
     s: &Stmt,
-    pts: &[Point],
+    (pts, sums): (&[Point], &[String]),
     kpoint: &HashMap<IndexId, String>,
     inside_of: &HashMap<String, String>,
-    sums: &[String],
+    mut loaded: HashMap<(usize, Vec<String>), String>,
 ) {
     let k = b.k;
     let telem = k.tensors[s.target.tensor.index()].elem;
@@ -225,7 +260,6 @@ fn sum_step(
         .nodes
         .iter()
         .any(|n| matches!(n.op, Op::Binary(BinOp::Div, ..)) && !n.ty.is_float());
-    let mut loaded: HashMap<(usize, Vec<String>), String> = HashMap::new();
     for (p, acc) in pts.iter().zip(sums) {
         let mut at = p.at.clone();
         at.extend(kpoint.iter().map(|(x, r)| (*x, r.clone())));
@@ -237,39 +271,7 @@ fn sum_step(
                 a.indices.iter().map(|x| at[x].clone()).collect::<Vec<_>>(),
             );
             if !loaded.contains_key(&key) {
-                let staged = b.stages.iter().any(|sc| sc.tensor == a.tensor.index());
-                // A staged tile is zero-filled past the extents; global memory is read only
-                // inside them.
-                let guards: Vec<String> = a
-                    .indices
-                    .iter()
-                    .filter_map(|x| inside_of.get(&at[x]).cloned())
-                    .collect();
-                let v = if staged || guards.is_empty() {
-                    b.load(a, &at)
-                } else {
-                    let c = class(k.tensors[a.tensor.index()].elem);
-                    let v = b.reg(c);
-                    b.ins(format!(
-                        "mov.{} {v}, {}",
-                        suffix(k.tensors[a.tensor.index()].elem),
-                        zero(c)
-                    ));
-                    let q = b.reg(Class::P);
-                    b.ins(format!("mov.pred {q}, {}", guards[0]));
-                    for g in &guards[1..] {
-                        b.ins(format!("and.pred {q}, {q}, {g}"));
-                    }
-                    let skip = b.label("operand");
-                    b.ins(format!("@!{q} bra {skip}"));
-                    let x = b.load(a, &at);
-                    b.ins(format!(
-                        "mov.{} {v}, {x}",
-                        suffix(k.tensors[a.tensor.index()].elem)
-                    ));
-                    b.put_label(&skip);
-                    v
-                };
+                let v = operand(b, a, &at, inside_of);
                 loaded.insert(key.clone(), v);
             }
             b.overrides.insert(n, loaded[&key].clone());
@@ -295,4 +297,38 @@ fn sum_step(
         }
     }
     b.overrides.clear();
+}
+
+/// The value of operand `a` at `at`: a staged tile's is read unconditionally (zero-filled past
+/// the extents), global memory only inside the extents (zero outside).
+fn operand(
+    b: &mut Builder<'_>,
+    a: &Access,
+    at: &HashMap<IndexId, String>,
+    inside_of: &HashMap<String, String>,
+) -> String {
+    let staged = b.stages.iter().any(|sc| sc.tensor == a.tensor.index());
+    let guards: Vec<String> = a
+        .indices
+        .iter()
+        .filter_map(|x| inside_of.get(&at[x]).cloned())
+        .collect();
+    if staged || guards.is_empty() {
+        return b.load(a, at);
+    }
+    let elem = b.k.tensors[a.tensor.index()].elem;
+    let (c, ty) = (class(elem), suffix(elem));
+    let v = b.reg(c);
+    b.ins(format!("mov.{ty} {v}, {}", zero(c)));
+    let q = b.reg(Class::P);
+    b.ins(format!("mov.pred {q}, {}", guards[0]));
+    for g in &guards[1..] {
+        b.ins(format!("and.pred {q}, {q}, {g}"));
+    }
+    let skip = b.label("operand");
+    b.ins(format!("@!{q} bra {skip}"));
+    let x = b.load(a, at);
+    b.ins(format!("mov.{ty} {v}, {x}"));
+    b.put_label(&skip);
+    v
 }
