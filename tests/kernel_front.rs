@@ -380,10 +380,6 @@ fn threads_and_stage_clauses() {
             "vector: the width must be 2 or 4, not 3",
         ),
         (
-            "kernel k tile j:32 threads j:32 vector 4 { dst[i,j] = src[i,j] }",
-            "vector: not with a threads clause yet",
-        ),
-        (
             "kernel k vector { dst[i,j] = src[i,j] }",
             "expected a vector width (2 or 4)",
         ),

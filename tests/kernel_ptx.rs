@@ -168,11 +168,15 @@ kernel col vector 4 { y[i,j] = xt[i,j] }
 kernel padded vector 4 { y[i,j] = xp[i,j] }
 kernel wide vector 4 { yd[i,j] = xd[i,j] }
 kernel sum vector 4 { b[j] += x[i,j] }
+kernel mapped tile i:4, j:64 threads j:8, i:4 vector 4 { y[i,j] = max(x[i,j] + b[j], 0) }
+kernel mapped_h tile i:2, j:32 threads i:2, j:4 vector 4 { yh[i,j] = xh[i,j] }
+kernel narrow tile i:4, j:32 threads j:16, i:4 vector 4 { y[i,j] = x[i,j] }
 ";
 
 /// `vector W`: granted where contiguity and alignment are proved (then `.vW` accesses, which
-/// the PTX interpreter checks aligned, and results equal the interpreter's), refused with the
-/// failed fact otherwise.
+/// the PTX interpreter checks aligned, and results equal the interpreter's), with the default
+/// mapping or a `threads` clause (whose threads take groups of W), refused with the failed fact
+/// otherwise.
 #[test]
 fn vector_accesses_where_proved() {
     let cf = check::load("v.tess", VECTOR).unwrap();
@@ -180,7 +184,7 @@ fn vector_accesses_where_proved() {
         .iter()
         .map(|(n, v)| (n.to_string(), *v))
         .collect();
-    for name in ["relu", "relu_h", "copy_h", "scale_d"] {
+    for name in ["relu", "relu_h", "copy_h", "scale_d", "mapped", "mapped_h"] {
         let k = cf.kernels.iter().find(|k| k.name == name).unwrap();
         for arch in [Arch::Sm80, Arch::Sm90] {
             let m = emit_kernel(k, arch).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -199,6 +203,10 @@ fn vector_accesses_where_proved() {
         ("padded", "xp is not proved aligned"),
         ("wide", "4 elements of yd (f64) exceed 16 bytes"),
         ("sum", "a '+=' statement is not vectorised yet"),
+        (
+            "narrow",
+            "the tile j:32 is not a multiple of 4 times its 16 threads",
+        ),
     ] {
         let k = cf.kernels.iter().find(|k| k.name == name).unwrap();
         let e = emit_kernel(k, Arch::Sm80).unwrap_err().to_string();

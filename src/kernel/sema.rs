@@ -177,12 +177,6 @@ pub fn check(decl: &KernelDecl, declared: &[Tensor], stage_layouts: &[Func]) -> 
                 ErrorKind::Vector(format!("the width must be 2 or 4, not {w}")),
             ));
         }
-        Some((_, pos)) if !decl.threads.is_empty() => {
-            return Err(KernelError::new(
-                pos,
-                ErrorKind::Vector("not with a threads clause yet (it uses the default mapping)".into()),
-            ));
-        }
         Some((w, _)) => Some(w),
     };
     Ok(Kernel {

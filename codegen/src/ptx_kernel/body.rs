@@ -128,21 +128,28 @@ pub(super) fn entry(
     }
     let count = |x: &IndexId| counts.get(x).copied().unwrap_or(1);
     let mapped = !k.threads.is_empty();
+    // With `vector W`, a thread takes groups of W consecutive points along the innermost
+    // index (a multiple of W, times its threads, in every tile): p counts groups. Mapped, the
+    // groups are local_partitioned: thread t_x takes the groups t_x + T_x * v.
+    let w = vector.map_or(1, |v| v.width);
+    let grouped = |x: &IndexId| vector.is_some_and(|v| v.x == *x);
     let values: Vec<(IndexId, i64)> = tiles
         .iter()
-        .map(|(x, t)| (*x, if mapped { t / count(x) } else { *t }))
+        .map(|(x, t)| {
+            let v = if mapped { t / count(x) } else { *t };
+            (*x, if mapped && grouped(x) { v / w } else { v })
+        })
         .collect();
     let points: i64 = values.iter().map(|(_, v)| *v).product();
-    // With `vector W`, thread tid takes groups of W consecutive points (along the innermost
-    // index, a multiple of W in every tile): p counts groups.
-    let w = vector.map_or(1, |v| v.width);
-    let points = points / w;
+    let points = if mapped { points } else { points / w };
     let p = b.reg(Class::Rd);
     let (head, next, done) = (b.label("point"), b.label("next"), b.label("done"));
     if mapped {
-        b.comment(&format!(
-            "local_partition: each thread takes {points} points of the tile"
-        ));
+        b.comment(&if w > 1 {
+            format!("local_partition: each thread takes {points} groups of {w} points of the tile")
+        } else {
+            format!("local_partition: each thread takes {points} points of the tile")
+        });
         b.ins(format!("mov.s64 {p}, 0"));
     } else {
         b.comment(&format!(
@@ -156,7 +163,7 @@ pub(super) fn entry(
     b.ins(format!("@{stop} bra {done}"));
     let mut point: HashMap<IndexId, String> = HashMap::new();
     let r2 = b.reg(Class::Rd);
-    b.ins(format!("mul.lo.s64 {r2}, {p}, {w}"));
+    b.ins(format!("mul.lo.s64 {r2}, {p}, {}", if mapped { 1 } else { w }));
     let inside = b.reg(Class::P);
     b.ins(format!("setp.ge.s64 {inside}, {p}, 0"));
     // Threads along an index the statement does not iterate repeat nothing: only the first
@@ -173,8 +180,13 @@ pub(super) fn entry(
         b.ins(format!("rem.s64 {c}, {r2}, {t}"));
         b.ins(format!("div.s64 {r2}, {r2}, {t}"));
         if let Some(tc) = tcoord.get(x) {
-            // local = t_x + T_x * v
+            // local = t_x + T_x * v (times W for the groups of `vector W`)
             b.ins(format!("mad.lo.s64 {c}, {c}, {}, {tc}", count(x)));
+            if grouped(x) {
+                b.ins(format!("mul.lo.s64 {c}, {c}, {w}"));
+            }
+        } else if mapped && grouped(x) {
+            b.ins(format!("mul.lo.s64 {c}, {c}, {w}"));
         }
         b.ins(format!("add.s64 {c}, {c}, {}", start[x]));
         let q = b.reg(Class::P);

@@ -1,8 +1,10 @@
 //! `vector W`: which accesses of a statement move `W` consecutive elements with one `.vW`
 //! instruction, granted only where proved for every parameter value the facts admit.
 //!
-//! The statement must be an `=`; its innermost (last outer) index `x` must have a tile and an
-//! extent that are multiples of `W` (the extent from the facts' congruences); `W` elements of
+//! The statement must be an `=`; its innermost (last outer) index `x` must have a tile that is
+//! a multiple of `W` times the threads along `x` (with a `threads` clause, thread `t_x` takes
+//! the groups of `W` elements `t_x + T_x * v`), and an extent that is a multiple of `W` (from
+//! the facts' congruences); `W` elements of
 //! each tensor moved must fit 16 bytes. Each access that reads or writes along `x` must be:
 //! * **contiguous** along `x`: `e(x + 1) == e(x) + 1` on the domain;
 //! * **aligned**: `e % W == x % W` on the domain, so that the first element of every group
@@ -58,8 +60,13 @@ pub(crate) fn plan(
     let x = *s.outer.last().ok_or_else(|| no("no outer index".into()))?;
     let name = &k.indices[x.index()].name;
     let tile = super::tile_sizes(k, s).last().map_or(1, |t| t.1);
-    if tile % w != 0 {
-        return Err(no(format!("the tile {name}:{tile} is not a multiple of {w}")));
+    let threads = k.threads.iter().find(|t| t.index == x).map_or(1, |t| t.size);
+    if tile % (w * threads) != 0 {
+        return Err(no(if threads > 1 {
+            format!("the tile {name}:{tile} is not a multiple of {w} times its {threads} threads")
+        } else {
+            format!("the tile {name}:{tile} is not a multiple of {w}")
+        }));
     }
     let ext = &k.indices[x.index()].extent;
     let multiple = match ext.as_const() {
