@@ -335,3 +335,46 @@ proptest! {
         }
     }
 }
+
+/// What the PTX backend cannot map is an error naming it: a staged contraction without
+/// `threads`, with threads along the contraction index, or with more sums per thread than
+/// registers hold; `vector` with a stage.
+#[test]
+fn unmappable_stagings_are_errors_naming_the_construct() {
+    let head = "param M, N, K where 1 <= M <= 1000, 1 <= N <= 1000, 1 <= K <= 1000\n\
+                tensor A : f32[(M,K):(1,M)]\ntensor B : f32[(N,K):(1,N)]\ntensor C : f32[(M,N):(1,M)]\n\
+                let SA = (32,8):(1,32)\nlet SC = (32,32):(1,32)\n";
+    for (kernel, why) in [
+        (
+            "kernel g tile i:32, j:16, k:8 {\n  stage A in SA\n  C[i,j] += A[i,k] * B[j,k]\n}",
+            "a staged contraction needs a `threads` clause",
+        ),
+        (
+            "kernel g tile i:32, j:16, k:8 threads i:8, k:2 {\n  stage A in SA\n  C[i,j] += A[i,k] * B[j,k]\n}",
+            "threads along the contraction index k (a split contraction) are not built",
+        ),
+        (
+            "kernel g tile i:32, j:16, k:8 threads i:2, j:2 {\n  stage A in SA\n  C[i,j] += A[i,k] * B[j,k]\n}",
+            "each thread would keep 128 sums in registers, more than 64",
+        ),
+        (
+            "kernel g tile i:32, j:32 threads i:32, j:8 vector 4 {\n  stage C in SC\n  A[i,j] = C[i,j]\n}",
+            "vector with stage is not built yet",
+        ),
+    ] {
+        let src = format!("{head}{kernel}\n");
+        let src = src.replace(
+            "tensor A : f32[(M,K):(1,M)]",
+            if kernel.contains("A[i,j]") {
+                "tensor A : f32[(M,N):(N,1)]"
+            } else {
+                "tensor A : f32[(M,K):(1,M)]"
+            },
+        );
+        let cf = check::load("g.tess", &src).unwrap_or_else(|e| panic!("{kernel}: {e}"));
+        match emit_kernel(&cf.kernels[0], Arch::Sm80) {
+            Ok(_) => panic!("{kernel}: emitted"),
+            Err(e) => assert!(e.to_string().contains(why), "{kernel}: {e}"),
+        }
+    }
+}
