@@ -208,7 +208,7 @@ pub fn smem(a: i64, c: i64) -> impl Strategy<Value = String> {
 /// sum `y[i,j] += w[j,k] (*|+) f(w[j,k], x[i,j])` over `k`; tiles of powers of two, a random
 /// `threads` clause dividing them (none, sometimes, for `=`), and `x` and/or `w` staged
 /// through random shared layouts of their tiles (`w` along the contraction index `k`: the
-/// staged contraction).
+/// staged contraction); some `=` kernels ask for `vector 2|4`.
 pub fn staged_kernels() -> impl Strategy<Value = String> {
     (
         (0u32..6, 0u32..6, 0u32..4),
@@ -216,14 +216,21 @@ pub fn staged_kernels() -> impl Strategy<Value = String> {
         (elem(), elem(), elem()),
         (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()),
         (1i64..3, 1i64..3, 1i64..3, proptest::option::of((0i64..4, 0i64..4, 0i64..4)), any::<bool>()),
+        proptest::option::of(prop_oneof![Just(2i64), Just(4i64)]),
     )
         .prop_flat_map(
-            |((ea, ec, ek), (ti, tj, j_first, no_threads), (ty, tx, tb), (acc, stage_x, stage_w, product), (mi, mj, mk, rest, split))| {
+            |((ea, ec, ek), (ti, tj, j_first, no_threads), (ty, tx, tb), (acc, stage_x, stage_w, product), (mi, mj, mk, rest, split), vector)| {
+                // `vector W` (on `=` with threads) most often granted: a tile along j of at
+                // least W per thread, an extent a multiple of W.
+                let vector = vector.filter(|_| !acc && !no_threads);
+                let ec = if vector.is_some() { ec.max(2) } else { ec };
                 let (a, c, tk) = (1i64 << ea, 1i64 << ec, 1i64 << ek);
                 // Threads dividing the tiles, at most 8 values per index (64 sums a thread).
                 let (ti, tj) = (1i64 << (ea.saturating_sub(3) + ti).min(ea), 1i64 << (ec.saturating_sub(3) + tj).min(ec));
+                let tj = vector.map_or(tj, |w| tj.min(c / w));
                 // Extents: whole tiles, or (with `rest`) a partial one more.
                 let (ri, rj, rk) = rest.unwrap_or((0, 0, 0));
+                let rj = if vector.is_some() { 0 } else { rj };
                 let (ni, nj, nk) = (a * mi + ri % a, c * mj + rj % c, tk * mk + rk % tk);
                 let leaf = |n: i64| if split && n % 2 == 0 { Dim(vec![2, n / 2]) } else { Dim(vec![n]) };
                 let ds = vec![leaf(ni), leaf(nj)];
@@ -231,7 +238,15 @@ pub fn staged_kernels() -> impl Strategy<Value = String> {
                 // A staged contraction needs `threads`; a stage needs a read tensor.
                 let no_threads = no_threads && !acc;
                 let (stage_x, stage_w) = (stage_x || !(acc && stage_w), acc && stage_w);
-                let yl = layout(&ds, &compact(&ds, &[0, 1, 2, 3], 0));
+                // `vector W` (on `=` with threads; granted or refused by the backend): `y` then
+                // row-major, so that it can be.
+                let (li, lj) = (ds[0].0.len(), ds[1].0.len());
+                let row_major: Vec<usize> = (li..li + lj).chain(0..li).collect();
+                let yl = if vector.is_some() {
+                    layout(&ds, &compact(&ds, &row_major, 0))
+                } else {
+                    layout(&ds, &compact(&ds, &[0, 1, 2, 3], 0))
+                };
                 let xl = layout(&ds, &compact(&ds, &[3, 2, 1, 0], 0));
                 let decls = format!(
                     "tensor y : {ty}[{yl}]\ntensor x : {tx}[{xl}]\ntensor b : {tb}[{ny}:1]\ntensor w : {tx}[({ny},{nk}):({nk},1)]\n"
@@ -245,6 +260,10 @@ pub fn staged_kernels() -> impl Strategy<Value = String> {
                     (true, _) => String::new(),
                     (false, true) => format!(" threads j:{tj}, i:{ti}"),
                     (false, false) => format!(" threads i:{ti}, j:{tj}"),
+                };
+                let threads = match vector {
+                    Some(w) => format!("{threads} vector {w}"),
+                    None => threads,
                 };
                 let body = if acc {
                     expr(vec![format!("{ty}(w[j,k])"), format!("{ty}(x[i,j])")], ty, 1)

@@ -346,12 +346,6 @@ fn kernel_text(k: &Kernel) -> Result<(String, Vec<Entry>), EmitError> {
         eparams.extend(params.iter().map(|p| ("p".to_string(), p.clone())));
         eparams.extend(k.indices.iter().map(|x| ("n".to_string(), x.name.clone())));
         let plan = match k.vector {
-            Some(_) if !stages.is_empty() => {
-                return Err(EmitError::Unsupported(format!(
-                    "kernel {}: vector with stage is not built yet",
-                    k.name
-                )));
-            }
             Some(w) => Some(vector::plan(k, s, &funcs, &facts, w)?),
             None => None,
         };

@@ -113,12 +113,24 @@ pub(super) fn vector_body(
     let list = |r: &[String]| format!("{{{}}}", r.join(", "));
     let target = &s.target;
     let telem = k.tensors[target.tensor.index()].elem;
+    let staged = |b: &Builder<'_>, a: &Access| b.stages.iter().position(|sc| sc.tensor == a.tensor.index());
     if let Some(src) = copy.filter(|a| along(a)) {
-        // A copy moves bits, W elements at a time.
+        // A copy moves bits, W elements at a time (a staged source read lane by lane from its
+        // shared copy).
         let (ty, c) = bits(telem.bytes());
         let regs: Vec<String> = (0..w).map(|_| b.reg(c)).collect();
-        let from = b.address(src, point);
-        b.ins(format!("ld.global.v{w}.{ty} {}, [{from}]", list(&regs)));
+        match staged(b, src) {
+            Some(n) => {
+                for (l, r) in regs.iter().enumerate() {
+                    let from = b.shared_address(n, src, &lanes[l]);
+                    b.ins(format!("ld.shared.{ty} {r}, [{from}]"));
+                }
+            }
+            None => {
+                let from = b.address(src, point);
+                b.ins(format!("ld.global.v{w}.{ty} {}, [{from}]", list(&regs)));
+            }
+        }
         let to = b.address(target, point);
         b.ins(format!("st.global.v{w}.{ty} [{to}], {}", list(&regs)));
         return;
@@ -132,6 +144,14 @@ pub(super) fn vector_body(
             continue;
         }
         let elem = k.tensors[a.tensor.index()].elem;
+        if staged(b, a).is_some() {
+            // From the shared copy, lane by lane.
+            for (l, lane) in lanes.iter().enumerate() {
+                let v = b.load(a, lane);
+                lane_values[l].insert(n, v);
+            }
+            continue;
+        }
         let addr = b.address(a, point);
         match elem {
             ElemType::F16 | ElemType::BF16 => {

@@ -90,7 +90,11 @@ fn phase_banks(k: &Kernel, sc: &StageCode, block: i64) -> [(&'static str, Option
             access: tensor.elem.bytes() as i64,
         })
     };
-    let (staging, compute) = tv_layouts(&sc.dims, &sc.tile, &k.threads, block);
+    // With `vector W`, the compute phase's threads take groups of W along the innermost index.
+    let group = k
+        .vector
+        .and_then(|w| Some((k.stmts.first()?.outer.last()?.index(), w)));
+    let (staging, compute) = tv_layouts(&sc.dims, &sc.tile, &k.threads, block, group);
     [
         ("staging stores", bank(staging)),
         ("compute loads", bank(compute)),
@@ -118,13 +122,17 @@ fn tile_of(k: &Kernel) -> HashMap<usize, i64> {
 }
 
 /// The thread-value layouts of a stage (staging, compute) as text, over the tile's
-/// colexicographic index.
+/// colexicographic index. `group` is `vector W`'s index and width: along it, a thread takes
+/// groups of W consecutive points (thread mode stride W times the index's, value modes
+/// `(W, tile / (threads * W))`).
 fn tv_layouts(
     dims: &[usize],
     tile: &[i64],
     threads: &[Tile],
     block: i64,
+    group: Option<(usize, i64)>,
 ) -> (Option<String>, Option<String>) {
+    let w_of = |ix: usize| group.filter(|g| g.0 == ix).map_or(1, |g| g.1);
     let points: i64 = tile.iter().product();
     let n = block.max(1);
     let staging = (points % n == 0).then(|| format!("({n},{}):(1,{n})", points / n));
@@ -141,7 +149,11 @@ fn tv_layouts(
     let (mut ts, mut tstr) = (Vec::new(), Vec::new());
     for t in threads {
         ts.push(t.size.to_string());
-        tstr.push(pos(t.index.index()).map_or(0, |d| stride[d]).to_string());
+        tstr.push(
+            pos(t.index.index())
+                .map_or(0, |d| stride[d] * w_of(t.index.index()))
+                .to_string(),
+        );
     }
     let (mut vs, mut vstr) = (Vec::new(), Vec::new());
     for (d, ix) in dims.iter().enumerate() {
@@ -149,8 +161,13 @@ fn tv_layouts(
             .iter()
             .find(|t| t.index.index() == *ix)
             .map_or(1, |t| t.size);
-        vs.push((tile[d] / tcount).to_string());
-        vstr.push((tcount * stride[d]).to_string());
+        let w = w_of(*ix);
+        if w > 1 {
+            vs.push(w.to_string());
+            vstr.push(stride[d].to_string());
+        }
+        vs.push((tile[d] / (tcount * w)).to_string());
+        vstr.push((tcount * w * stride[d]).to_string());
     }
     let compute = format!(
         "(({}),({})):(({}),({}))",

@@ -12,7 +12,8 @@
 //!   `cudaMalloc`'s are: an assumption of the launch).
 //!
 //! Both are equivalences of index expressions, proved by the verifier (enumeration or z3) over
-//! the symbolic domain. An access that does not use `x` is loaded once per lane (a broadcast).
+//! the symbolic domain. An access that does not use `x` is loaded once per lane (a broadcast),
+//! and so is a staged tensor, from its shared copy (its staging copy stays scalar).
 //! A refusal names the fact that failed.
 
 use super::OffsetFunc;
@@ -57,6 +58,9 @@ pub(crate) fn plan(
     if s.kind != StoreKind::Assign {
         return Err(no("a '+=' statement is not vectorised yet".into()));
     }
+    if !k.stages.is_empty() && k.threads.is_empty() {
+        return Err(no("a stage needs a threads clause to be vectorised".into()));
+    }
     let x = *s.outer.last().ok_or_else(|| no("no outer index".into()))?;
     let name = &k.indices[x.index()].name;
     let tile = super::tile_sizes(k, s).last().map_or(1, |t| t.1);
@@ -90,6 +94,11 @@ pub(crate) fn plan(
         _ => None,
     }));
     for a in accesses {
+        // A staged tensor is read lane by lane from its shared copy: nothing to prove of its
+        // global layout here (its staging copy is scalar).
+        if k.stages.iter().any(|st| st.tensor == a.tensor) {
+            continue;
+        }
         let t = &k.tensors[a.tensor.index()];
         if t.elem.bytes() as i64 * w > 16 {
             return Err(no(format!(
