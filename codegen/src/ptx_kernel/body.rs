@@ -76,6 +76,7 @@ pub(super) fn entry(
         sreg(&mut b, "ntid.x"),
     );
     // The CTA's tile: its coordinates, row-major over the outer indices, and its first point.
+    // Tile and point coordinates are never negative: their divisions are unsigned.
     b.comment("the CTA's tile (row-major over the outer indices)");
     let mut start: HashMap<IndexId, String> = HashMap::new();
     let rem = b.reg(Class::Rd);
@@ -84,10 +85,10 @@ pub(super) fn entry(
         let n = b.extents[x.index()].clone();
         let count = b.reg(Class::Rd);
         b.ins(format!("add.s64 {count}, {n}, {}", t - 1));
-        b.ins(format!("div.s64 {count}, {count}, {t}"));
+        b.ins(format!("div.u64 {count}, {count}, {t}"));
         let c = b.reg(Class::Rd);
-        b.ins(format!("rem.s64 {c}, {rem}, {count}"));
-        b.ins(format!("div.s64 {rem}, {rem}, {count}"));
+        b.ins(format!("rem.u64 {c}, {rem}, {count}"));
+        b.ins(format!("div.u64 {rem}, {rem}, {count}"));
         b.ins(format!("mul.lo.s64 {c}, {c}, {t}"));
         start.insert(*x, c);
     }
@@ -117,8 +118,8 @@ pub(super) fn entry(
         b.ins(format!("mov.s64 {r}, {tid}"));
         for t in &k.threads {
             let c = b.reg(Class::Rd);
-            b.ins(format!("rem.s64 {c}, {r}, {}", t.size));
-            b.ins(format!("div.s64 {r}, {r}, {}", t.size));
+            b.ins(format!("rem.u64 {c}, {r}, {}", t.size));
+            b.ins(format!("div.u64 {r}, {r}, {}", t.size));
             tcoord.insert(t.index, c);
         }
     }
@@ -177,8 +178,8 @@ pub(super) fn entry(
     }
     for (x, t) in values.iter().rev() {
         let c = b.reg(Class::Rd);
-        b.ins(format!("rem.s64 {c}, {r2}, {t}"));
-        b.ins(format!("div.s64 {r2}, {r2}, {t}"));
+        b.ins(format!("rem.u64 {c}, {r2}, {t}"));
+        b.ins(format!("div.u64 {r2}, {r2}, {t}"));
         if let Some(tc) = tcoord.get(x) {
             // local = t_x + T_x * v (times W for the groups of `vector W`)
             b.ins(format!("mad.lo.s64 {c}, {c}, {}, {tc}", count(x)));

@@ -43,8 +43,8 @@ pub(super) fn stage_copy(
     let ids: Vec<IndexId> = sc.dims.iter().map(|d| IndexId::new(*d)).collect();
     for (d, x) in ids.iter().enumerate() {
         let c = b.reg(Class::Rd);
-        b.ins(format!("rem.s64 {c}, {r}, {}", sc.tile[d]));
-        b.ins(format!("div.s64 {r}, {r}, {}", sc.tile[d]));
+        b.ins(format!("rem.u64 {c}, {r}, {}", sc.tile[d]));
+        b.ins(format!("div.u64 {r}, {r}, {}", sc.tile[d]));
         b.ins(format!("add.s64 {c}, {c}, {}", start[x]));
         let q = b.reg(Class::P);
         let e = b.extents[x.index()].clone();
