@@ -7,6 +7,12 @@
 //! variable `r` with the side condition `a == q*b + r`, `0 <= r < b` (or `b < r <= 0` for a
 //! negative divisor); bitwise operations are refused. Inside a quantifier those variables are
 //! bound by the quantifier and their conditions join its body ([`Sides`]).
+//!
+//! A division of operands already divided (`x / m` and `x % m`, or `x >> 5` and `x & 31`) reuses
+//! that division's two variables instead of making two more: given `a` and `b != 0` the side
+//! condition has exactly one solution, so the reuse only states what the conditions imply, and
+//! it keeps such queries linear in the products `q*b` (the Euclidean identity
+//! `x % m + m * (x / m) == x` is then one linear step, for every sign of `x` and `m`).
 
 use crate::error::{PResult, ProveError};
 use std::collections::{BTreeMap, HashMap};
@@ -24,6 +30,33 @@ pub struct Sides {
     pub conds: Vec<Bool>,
     /// The quotient and remainder variables.
     pub locals: Vec<Term>,
+    /// The quotient and remainder variables of each integer division, by its operands (z3's
+    /// terms are hash-consed: equal operands are one term).
+    divisions: HashMap<(Int, Int), (Int, Int)>,
+}
+
+impl Sides {
+    /// Floor quotient and remainder of `a` by `b` (see [`Term::floor_divmod`]). Over integers
+    /// the variables of an earlier division of the same operands in these sides, else fresh
+    /// ones whose definition joins the conditions. Sound: for `b != 0` the definition has one
+    /// solution, so both divisions' variables would be equal anyway; for `b == 0` it has none.
+    pub fn divmod(&mut self, a: &Term, b: &Term, nonneg: bool) -> Result<(Term, Term)> {
+        if let (Term::I(x), Term::I(y)) = (a, b)
+            && let Some((q, r)) = self.divisions.get(&(x.clone(), y.clone()))
+        {
+            return Ok((Term::I(q.clone()), Term::I(r.clone())));
+        }
+        let (q, r, side) = a.floor_divmod(b, nonneg)?;
+        if let Some(side) = side {
+            self.conds.push(side);
+            self.locals.extend([q.clone(), r.clone()]);
+            if let (Term::I(x), Term::I(y), Term::I(qi), Term::I(ri)) = (a, b, &q, &r) {
+                self.divisions
+                    .insert((x.clone(), y.clone()), (qi.clone(), ri.clone()));
+            }
+        }
+        Ok((q, r))
+    }
 }
 
 /// The arithmetic of a query.
@@ -185,13 +218,16 @@ impl Term {
     }
 }
 
-/// A side condition with the quotient and remainder variables it defines.
-type Side = Option<(Bool, Term, Term)>;
-
 /// Shifts and masks by constants over integers, as the arithmetic they are: `x << k` is
 /// `x * 2^k`, `x >> k` is `floor(x / 2^k)`, `x & (2^k - 1)` is `x mod 2^k` and `x & -2^k` is
 /// `x - x mod 2^k` (two's complement). Other bitwise operations need bit-vectors.
-fn int_bits(op: Op, a: (Term, Option<i64>), b: (Term, Option<i64>), why_int: &str) -> Result<(Term, Side)> {
+fn int_bits(
+    op: Op,
+    a: (Term, Option<i64>),
+    b: (Term, Option<i64>),
+    why_int: &str,
+    sides: &mut Sides,
+) -> Result<Term> {
     let refuse = || {
         ProveError::Unknown(format!(
             "'{}' needs bit-vectors, and this query is over integers: {why_int}",
@@ -199,19 +235,15 @@ fn int_bits(op: Op, a: (Term, Option<i64>), b: (Term, Option<i64>), why_int: &st
         ))
     };
     let pow = |k: i64| (0..63).contains(&k).then(|| 1i64 << k);
-    let divmod = |x: &Term, m: i64| -> Result<(Term, Term, Side)> {
-        let (q, r, side) = x.floor_divmod(&Term::konst(Mode::Int, m), false)?;
-        Ok((q.clone(), r.clone(), side.map(|s| (s, q, r))))
-    };
+    let mut divmod = |x: &Term, m: i64| sides.divmod(x, &Term::konst(Mode::Int, m), false);
     match op {
         Op::Shl => {
             let p = b.1.and_then(pow).ok_or_else(refuse)?;
-            Ok((a.0.mul(&Term::konst(Mode::Int, p))?, None))
+            a.0.mul(&Term::konst(Mode::Int, p))
         }
         Op::Shr => {
             let p = b.1.and_then(pow).ok_or_else(refuse)?;
-            let (q, _, side) = divmod(&a.0, p)?;
-            Ok((q, side))
+            Ok(divmod(&a.0, p)?.0)
         }
         Op::And => {
             let (x, m) = match (a.1, b.1) {
@@ -220,11 +252,10 @@ fn int_bits(op: Op, a: (Term, Option<i64>), b: (Term, Option<i64>), why_int: &st
                 _ => return Err(refuse()),
             };
             if (0..i64::MAX).contains(&m) && pow2(m + 1) {
-                let (_, r, side) = divmod(&x, m + 1)?;
-                Ok((r, side))
+                Ok(divmod(&x, m + 1)?.1)
             } else if m < 0 && m != i64::MIN && pow2(-m) {
-                let (_, r, side) = divmod(&x, -m)?;
-                Ok((x.sub(&r)?, side))
+                let r = divmod(&x, -m)?.1;
+                x.sub(&r)
             } else {
                 Err(refuse())
             }
@@ -280,21 +311,12 @@ pub fn encode(
                     Op::Div | Op::Mod => {
                         let nonneg =
                             ranges[args[0].index()].is_at_least(0) && ranges[args[1].index()].is_at_least(1);
-                        let (q, r, side) = x(0)?.floor_divmod(&x(1)?, nonneg)?;
-                        if let Some(side) = side {
-                            sides.conds.push(side);
-                            sides.locals.extend([q.clone(), r.clone()]);
-                        }
+                        let (q, r) = sides.divmod(&x(0)?, &x(1)?, nonneg)?;
                         if *op == Op::Div { q } else { r }
                     }
                     Op::And | Op::Shl | Op::Shr if mode == Mode::Int => {
                         let k = |j: usize| e.node(args[j]).as_const();
-                        let (v, side) = int_bits(*op, (x(0)?, k(0)), (x(1)?, k(1)), why_int)?;
-                        if let Some((side, q, r)) = side {
-                            sides.conds.push(side);
-                            sides.locals.extend([q, r]);
-                        }
-                        v
+                        int_bits(*op, (x(0)?, k(0)), (x(1)?, k(1)), why_int, sides)?
                     }
                     Op::Xor => x(0)?.bits(&x(1)?, op.symbol(), why_int, |a, b| a.bvxor(b))?,
                     Op::And => x(0)?.bits(&x(1)?, op.symbol(), why_int, |a, b| a.bvand(b))?,

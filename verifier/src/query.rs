@@ -58,6 +58,9 @@ pub struct Query {
     params: BTreeMap<String, Term>,
     param_ranges: HashMap<Var, Interval>,
     deadline: Deadline,
+    /// The divisions encoded outside quantifiers, their conditions asserted: shared by every
+    /// expression the query applies there (see [`Sides::divmod`]).
+    global: Sides,
     /// Named index variables, in creation order, for counterexamples.
     pub indices: Vec<(String, Term)>,
 }
@@ -169,6 +172,7 @@ impl Query {
             params: BTreeMap::new(),
             param_ranges: pr,
             deadline,
+            global: Sides::default(),
             indices: Vec::new(),
         })
     }
@@ -227,10 +231,26 @@ impl Query {
         Ok(m)
     }
 
-    fn assert_sides(&self, sides: Sides) {
-        for s in &sides.conds {
-            self.solver.assert(s);
+    /// Encodes `e` outside any quantifier: its divisions shared with the query's earlier
+    /// ones, their conditions asserted (also those of a division encoded before an error, so
+    /// that no shared variable is left undefined).
+    fn encode_global(
+        &mut self,
+        e: &IndexExpr,
+        inputs: &HashMap<Var, Term>,
+        ranges: &[Interval],
+    ) -> PResult<BTreeMap<String, Term>> {
+        let out = encode(e, self.mode, &self.why_int, inputs, ranges, &mut self.global);
+        self.assert_global();
+        out
+    }
+
+    /// Asserts the conditions of the global divisions encoded since the last call.
+    fn assert_global(&mut self) {
+        for c in self.global.conds.drain(..) {
+            self.solver.assert(&c);
         }
+        self.global.locals.clear();
     }
 
     /// A symbolic integer as a term (it must be one the scope listed).
@@ -241,9 +261,7 @@ impl Query {
         let e = lower_sym(s)?;
         let inputs = self.inputs_for(&e)?;
         let r = e.intervals(&self.param_ranges);
-        let mut sides = Sides::default();
-        let out = encode(&e, self.mode, &self.why_int, &inputs, &r, &mut sides)?;
-        self.assert_sides(sides);
+        let out = self.encode_global(&e, &inputs, &r)?;
         Ok(out.into_values().next().unwrap_or_else(|| self.konst(0)))
     }
 
@@ -301,18 +319,16 @@ impl Query {
                 .map(|(v, i)| (v.clone(), *i)),
         );
         let r = e.intervals(&rin);
-        let mut sides = Sides::default();
-        let out = encode(e, self.mode, &self.why_int, &inputs, &r, &mut sides)?;
-        self.assert_sides(sides);
-        Ok(out)
+        self.encode_global(e, &inputs, &r)
     }
 
     /// The outputs of `e` at index `input` (whose values lie in `range`).
     pub fn apply(&mut self, e: &IndexExpr, input: &Term, range: Interval) -> PResult<BTreeMap<String, Term>> {
-        let mut sides = Sides::default();
-        let out = self.apply_in(e, input, range, &mut sides)?;
-        self.assert_sides(sides);
-        Ok(out)
+        let mut global = std::mem::take(&mut self.global);
+        let out = self.apply_in(e, input, range, &mut global);
+        self.global = global;
+        self.assert_global();
+        out
     }
 
     /// Like [`Query::apply`], leaving the side conditions and their variables in `sides`: for
