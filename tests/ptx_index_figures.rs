@@ -187,14 +187,6 @@ fn nvcc() -> Option<PathBuf> {
     local.exists().then_some(local)
 }
 
-fn emit(s: &Session, expr: &str, lang: Lang, name: &str, no_simplify: bool) -> String {
-    let opts = Options {
-        no_simplify,
-        ..Options::default()
-    };
-    emit_with(s, expr, lang, name, &opts).unwrap_or_else(|e| panic!("{expr}: {e}"))
-}
-
 /// Compiles `cuda` with `nvcc -O3 -DNDEBUG -rdc=true -ptx -arch=sm_80`; the PTX.
 fn compile(nvcc: &PathBuf, cuda: &str) -> String {
     let dir = std::env::temp_dir().join(format!("tessera-ptx-figures-{}", std::process::id()));
@@ -263,19 +255,23 @@ fn the_cases_cover_every_layout_of_the_gpu_examples() {
     }
 }
 
-#[test]
-fn ptx_index_instructions_tessera_naive_and_nvcc() {
-    let Some(nvcc) = nvcc() else {
-        if std::env::var("TESSERA_SKIP_NVCC").is_ok_and(|v| v == "1") {
-            eprintln!("skipped (TESSERA_SKIP_NVCC=1): nvcc not found");
-            return;
-        }
-        panic!("nvcc not found: run scripts/setup.sh (or set TESSERA_NVCC; TESSERA_SKIP_NVCC=1 skips)");
-    };
+/// The table of `cases` (lowered at the linear index, or with `coords` at the coordinates as
+/// the kernels' offset functions are), printed; the goals' misses.
+fn figure(nvcc: &PathBuf, cases: &[&Case], coords: bool) -> Vec<(&'static str, &'static str, [usize; 4])> {
     // Tessera's two functions, and every case's naive CUDA C twice (as emitted; with its
     // assertions as assumptions) in one translation unit: one nvcc run.
+    let opts = |no_simplify: bool| Options {
+        request: tessera::simplify::Request {
+            coords,
+            ..Default::default()
+        },
+        no_simplify,
+    };
+    let emit = |s: &Session, expr: &str, lang: Lang, name: &str, no_simplify: bool| {
+        emit_with(s, expr, lang, name, &opts(no_simplify)).unwrap_or_else(|e| panic!("{expr}: {e}"))
+    };
     let (mut cuda, mut ours) = (String::new(), Vec::new());
-    for (k, c) in CASES.iter().enumerate() {
+    for (k, c) in cases.iter().enumerate() {
         let s = Session::new(c.params, &[]).unwrap();
         let simplified = count(&emit(&s, c.expr, Lang::Ptx, "index_fn", false), "index_fn");
         let naive = count(&emit(&s, c.expr, Lang::Ptx, "index_fn", true), "index_fn");
@@ -291,15 +287,19 @@ fn ptx_index_instructions_tessera_naive_and_nvcc() {
             cuda.push_str(&text);
         }
     }
-    let ptx = compile(&nvcc, &cuda);
-    println!("nvcc: {}", version(&nvcc));
+    let ptx = compile(nvcc, &cuda);
     println!(
-        "| layout | example: names | Tessera | naive | nvcc -O3 | nvcc -O3 + assume |\n|---|---|---|---|---|---|"
+        "{}\n| layout | example: names | Tessera | naive | nvcc -O3 | nvcc -O3 + assume |\n|---|---|---|---|---|---|",
+        if coords {
+            "At the coordinates (the kernels' offset functions):"
+        } else {
+            "At the linear index:"
+        }
     );
     let cell = |c: Count| format!("{} ({})", c.instrs, c.div_rem);
     let mut misses = Vec::new();
     let (mut sum_t, mut sum_n, mut sum_c, mut sum_a) = (0, 0, 0, 0);
-    for (k, c) in CASES.iter().enumerate() {
+    for (k, c) in cases.iter().enumerate() {
         let (t, n) = ours[k];
         let plain = count(&ptx, &format!("f{k}"));
         let assumed = count(&ptx, &format!("f{k}_assume"));
@@ -331,8 +331,31 @@ fn ptx_index_instructions_tessera_naive_and_nvcc() {
     for m in &misses {
         println!("goal missed: {m:?}");
     }
+    misses
+}
+
+#[test]
+fn ptx_index_instructions_tessera_naive_and_nvcc() {
+    let Some(nvcc) = nvcc() else {
+        if std::env::var("TESSERA_SKIP_NVCC").is_ok_and(|v| v == "1") {
+            eprintln!("skipped (TESSERA_SKIP_NVCC=1): nvcc not found");
+            return;
+        }
+        panic!("nvcc not found: run scripts/setup.sh (or set TESSERA_NVCC; TESSERA_SKIP_NVCC=1 skips)");
+    };
+    println!("nvcc: {}", version(&nvcc));
+    let all: Vec<&Case> = CASES.iter().collect();
     assert_eq!(
-        misses, EXCEPTIONS,
+        figure(&nvcc, &all, false),
+        EXCEPTIONS,
         "the layouts that miss a goal changed: update EXCEPTIONS (and its comment) or fix the regression"
     );
+    // The kernels' tensors (rank 2 and rank 1, one coordinate per dimension): what the PTX
+    // kernels' offset functions compute per element. No misses.
+    let tensors: Vec<&Case> = CASES
+        .iter()
+        .filter(|c| c.files.contains(&"kernels") && !c.expr.contains("Sw"))
+        .collect();
+    assert!(tensors.len() >= 4);
+    assert_eq!(figure(&nvcc, &tensors, true), vec![], "at the coordinates");
 }
