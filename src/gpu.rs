@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use std::ffi::{CString, c_void};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tessera_codegen::kernel::{Buffer, ElemType, Kernel, Proved, run};
+use tessera_codegen::kernel::{Buffer, Kernel, Proved, run};
 use tessera_codegen::{Arch, CompiledKernel, JitOptions, PtxKernel, emit_kernel};
 
 /// Why a kernel did not run on the GPU, or ran wrong.
@@ -377,41 +377,6 @@ impl Gpu {
     }
 }
 
-/// A buffer's elements as little-endian bytes.
-fn to_bytes(b: &Buffer) -> Vec<u8> {
-    match b {
-        Buffer::F32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-        Buffer::F64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-        Buffer::I32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-        Buffer::I64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-        Buffer::F16(v) => v.iter().flat_map(|x| x.to_bits().to_le_bytes()).collect(),
-        Buffer::BF16(v) => v.iter().flat_map(|x| x.to_bits().to_le_bytes()).collect(),
-    }
-}
-
-/// A buffer of `elem` from little-endian bytes (a whole number of elements).
-fn from_bytes(elem: ElemType, bytes: &[u8]) -> Buffer {
-    fn words<const N: usize>(b: &[u8]) -> impl Iterator<Item = [u8; N]> + '_ {
-        b.chunks_exact(N).map(|c| c.try_into().unwrap_or([0; N]))
-    }
-    match elem {
-        ElemType::F32 => Buffer::F32(words(bytes).map(f32::from_le_bytes).collect()),
-        ElemType::F64 => Buffer::F64(words(bytes).map(f64::from_le_bytes).collect()),
-        ElemType::I32 => Buffer::I32(words(bytes).map(i32::from_le_bytes).collect()),
-        ElemType::I64 => Buffer::I64(words(bytes).map(i64::from_le_bytes).collect()),
-        ElemType::F16 => Buffer::F16(
-            words(bytes)
-                .map(|w| half::f16::from_bits(u16::from_le_bytes(w)))
-                .collect(),
-        ),
-        ElemType::BF16 => Buffer::BF16(
-            words(bytes)
-                .map(|w| half::bf16::from_bits(u16::from_le_bytes(w)))
-                .collect(),
-        ),
-    }
-}
-
 /// How a GPU run is checked and timed.
 pub struct GpuRun {
     /// Threads of the CPU reference (the JIT).
@@ -442,7 +407,7 @@ pub fn run_kernel(
     let load_start = Instant::now();
     let module = Module::load(gpu, &ptx)?;
     let load_time = load_start.elapsed();
-    let bytes: Vec<Vec<u8>> = start.iter().map(to_bytes).collect();
+    let bytes: Vec<Vec<u8>> = start.iter().map(Buffer::to_le_bytes).collect();
     let device: Vec<CudaSlice<u8>> = bytes.iter().map(|b| gpu.upload(b)).collect::<Result<_, _>>()?;
     let pointers: Vec<u64> = device.iter().map(|d| d.device_ptr(&gpu.stream).0).collect();
     let mut runs = launches(k, &ptx, &module, &pointers, bindings)?;
@@ -452,7 +417,7 @@ pub fn run_kernel(
         .iter()
         .zip(&bytes)
         .zip(&k.tensors)
-        .map(|((d, b), t)| Ok(from_bytes(t.elem, &gpu.download(d, b.len())?)))
+        .map(|((d, b), t)| Ok(Buffer::from_le_bytes(t.elem, &gpu.download(d, b.len())?)))
         .collect::<Result<_, GpuError>>()?;
     let mut want = start.to_vec();
     let reference = if how.interpret {

@@ -75,14 +75,7 @@ pub fn assemble(text: &str, arch: Arch, what: &str) {
 
 /// A buffer's bytes (little-endian) and back.
 pub fn bytes(b: &Buffer) -> Vec<u8> {
-    match b {
-        Buffer::F32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-        Buffer::F64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-        Buffer::I32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-        Buffer::I64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-        Buffer::F16(v) => v.iter().flat_map(|x| x.to_bits().to_le_bytes()).collect(),
-        Buffer::BF16(v) => v.iter().flat_map(|x| x.to_bits().to_le_bytes()).collect(),
-    }
+    b.to_le_bytes()
 }
 
 /// Emits `p`'s kernel, runs every entry in the PTX interpreter over its grid from the seeded

@@ -61,4 +61,56 @@ impl Buffer {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
+    /// Its elements as little-endian bytes (f16 and bf16 as their bits), as a device or a
+    /// `.npy` file holds them.
+    ///
+    /// ```
+    /// use tessera_codegen::kernel::Buffer;
+    /// assert_eq!(Buffer::I32(vec![1, -1]).to_le_bytes(), [1, 0, 0, 0, 255, 255, 255, 255]);
+    /// ```
+    pub fn to_le_bytes(&self) -> Vec<u8> {
+        match self {
+            Buffer::F32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            Buffer::F64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            Buffer::I32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            Buffer::I64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            Buffer::F16(v) => v.iter().flat_map(|x| x.to_bits().to_le_bytes()).collect(),
+            Buffer::BF16(v) => v.iter().flat_map(|x| x.to_bits().to_le_bytes()).collect(),
+        }
+    }
+
+    /// The buffer of `elem`s whose little-endian bytes are `bytes` (a trailing partial element
+    /// is dropped): the inverse of [`Buffer::to_le_bytes`].
+    ///
+    /// ```
+    /// use tessera_codegen::kernel::{Buffer, ElemType};
+    /// let b = Buffer::F32(vec![1.5, -2.0]);
+    /// assert_eq!(Buffer::from_le_bytes(ElemType::F32, &b.to_le_bytes()), b);
+    /// ```
+    pub fn from_le_bytes(elem: ElemType, bytes: &[u8]) -> Buffer {
+        fn words<const N: usize>(b: &[u8]) -> impl Iterator<Item = [u8; N]> + '_ {
+            b.chunks_exact(N).map(|c| {
+                let mut w = [0u8; N];
+                w.copy_from_slice(c);
+                w
+            })
+        }
+        match elem {
+            ElemType::F32 => Buffer::F32(words(bytes).map(f32::from_le_bytes).collect()),
+            ElemType::F64 => Buffer::F64(words(bytes).map(f64::from_le_bytes).collect()),
+            ElemType::I32 => Buffer::I32(words(bytes).map(i32::from_le_bytes).collect()),
+            ElemType::I64 => Buffer::I64(words(bytes).map(i64::from_le_bytes).collect()),
+            ElemType::F16 => Buffer::F16(
+                words(bytes)
+                    .map(|w| f16::from_bits(u16::from_le_bytes(w)))
+                    .collect(),
+            ),
+            ElemType::BF16 => Buffer::BF16(
+                words(bytes)
+                    .map(|w| bf16::from_bits(u16::from_le_bytes(w)))
+                    .collect(),
+            ),
+        }
+    }
 }

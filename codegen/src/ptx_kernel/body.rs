@@ -167,15 +167,7 @@ pub(super) fn entry(
     b.ins(format!("mul.lo.s64 {r2}, {p}, {}", if mapped { 1 } else { w }));
     let inside = b.reg(Class::P);
     b.ins(format!("setp.ge.s64 {inside}, {p}, 0"));
-    // Threads along an index the statement does not iterate repeat nothing: only the first
-    // does the work.
-    for t in &k.threads {
-        if !tiles.iter().any(|(x, _)| *x == t.index) {
-            let q = b.reg(Class::P);
-            b.ins(format!("setp.eq.s64 {q}, {}, 0", tcoord[&t.index]));
-            b.ins(format!("and.pred {inside}, {inside}, {q}"));
-        }
-    }
+    b.only_first_along_unused(&inside, tiles, &tcoord);
     for (x, t) in values.iter().rev() {
         let c = b.reg(Class::Rd);
         b.ins(format!("rem.u64 {c}, {r2}, {t}"));

@@ -194,6 +194,24 @@ impl Builder<'_> {
         addr
     }
 
+    /// Ands into predicate `p` that this thread is the first along every `threads` index the
+    /// statement does not iterate (not among `tiles`): threads along such an index repeat
+    /// nothing, so only the first computes. `tcoord` holds each thread index's coordinate.
+    pub(super) fn only_first_along_unused(
+        &mut self,
+        p: &str,
+        tiles: &[(IndexId, i64)],
+        tcoord: &HashMap<IndexId, String>,
+    ) {
+        for t in &self.k.threads {
+            if !tiles.iter().any(|(x, _)| *x == t.index) {
+                let q = self.reg(Class::P);
+                self.ins(format!("setp.eq.s64 {q}, {}, 0", tcoord[&t.index]));
+                self.ins(format!("and.pred {p}, {p}, {q}"));
+            }
+        }
+    }
+
     /// `v = ` the f32 value of the 16-bit float bits `h` of type `elem`.
     pub(super) fn widen(&mut self, elem: ElemType, h: &str, v: &str) {
         if elem == ElemType::F16 {

@@ -76,17 +76,11 @@ pub(super) fn staged_contraction(
             "each thread would keep {points} sums in registers, more than {MAX_POINTS_PER_THREAD}: list more threads"
         )));
     }
-    // Threads along an index the statement does not iterate repeat nothing: only the first
-    // computes (all of them copy and wait at the barriers).
+    // Only the first thread along an index the statement does not iterate computes (all of
+    // them copy and wait at the barriers).
     let lead = b.reg(Class::P);
     b.ins(format!("setp.ge.s64 {lead}, {tid}, 0"));
-    for t in &k.threads {
-        if !tiles.iter().any(|(x, _)| *x == t.index) {
-            let q = b.reg(Class::P);
-            b.ins(format!("setp.eq.s64 {q}, {}, 0", tcoord[&t.index]));
-            b.ins(format!("and.pred {lead}, {lead}, {q}"));
-        }
-    }
+    b.only_first_along_unused(&lead, tiles, tcoord);
     // The thread's coordinates along each outer index, and whether each is inside.
     let mut coords: Vec<Vec<String>> = Vec::with_capacity(values.len());
     let mut inside_of: HashMap<String, String> = HashMap::new();
