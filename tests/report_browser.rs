@@ -148,7 +148,11 @@ fn chromium_renders_the_report_of_the_examples() {
         "examples/",
         "examples/broken/",
     ]);
-    assert_eq!(out.status.code(), Some(1), "the broken examples are refuted: {out:?}");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "the broken examples are refuted: {out:?}"
+    );
     let j: Value = serde_json::from_slice(&out.stdout).unwrap();
     let html = std::fs::read_to_string(&page).unwrap();
     self_contained(&html);
@@ -156,19 +160,33 @@ fn chromium_renders_the_report_of_the_examples() {
     // The screenshot: the window's size, and not blank (text, badges and borders on white).
     let shot = dir.join("report.png");
     let o = run_chromium(&bin, &dir, &page, &[&format!("--screenshot={}", shot.display())]);
-    assert!(o.status.success(), "chromium --screenshot: {}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.success(),
+        "chromium --screenshot: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     nothing_blocked(&o.stderr);
     let (w, h, var, colours) = decode(&shot);
     assert_eq!((w, h), (WIDTH, HEIGHT));
-    assert!(var > 100.0, "the screenshot is blank: luminance variance {var:.1}");
+    assert!(
+        var > 100.0,
+        "the screenshot is blank: luminance variance {var:.1}"
+    );
     assert!(colours > 16, "the screenshot has {colours} colours only");
 
     // The DOM after the script ran: the filter shown, every refutation's threads and summary.
     let o = run_chromium(&bin, &dir, &page, &["--dump-dom"]);
-    assert!(o.status.success(), "chromium --dump-dom: {}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.success(),
+        "chromium --dump-dom: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     nothing_blocked(&o.stderr);
     let dom = String::from_utf8(o.stdout).expect("the DOM is UTF-8");
-    assert!(dom.contains("<form id=\"filter\">"), "the page's script did not run");
+    assert!(
+        dom.contains("<form id=\"filter\">"),
+        "the page's script did not run"
+    );
     assert!(dom.contains("Content-Security-Policy"));
     let refuted: Vec<&Value> = j["results"]
         .as_array()

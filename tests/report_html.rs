@@ -30,7 +30,11 @@ fn check_both(args: &[&str], dir: &std::path::Path) -> (Value, String, i32) {
     a.extend_from_slice(args);
     let out = tessera(&a);
     let j: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {out:?}"));
-    (j, std::fs::read_to_string(&page).unwrap(), out.status.code().unwrap_or(-1))
+    (
+        j,
+        std::fs::read_to_string(&page).unwrap(),
+        out.status.code().unwrap_or(-1),
+    )
 }
 
 fn count(hay: &str, needle: &str) -> usize {
@@ -47,7 +51,11 @@ fn the_examples_report_has_every_file_and_assertion_with_its_verdict() {
     let results = j["results"].as_array().unwrap();
     // One row per assertion, its class the verdict's, as many of each as the JSON says.
     assert_eq!(count(&page, "<tr class=\"a "), results.len());
-    for (word, class) in [("proved", "proved"), ("refuted", "refuted"), ("unknown", "unknown")] {
+    for (word, class) in [
+        ("proved", "proved"),
+        ("refuted", "refuted"),
+        ("unknown", "unknown"),
+    ] {
         let n = results.iter().filter(|r| r["verdict"] == word).count();
         assert_eq!(count(&page, &format!("<tr class=\"a {class}")), n, "{word}");
     }
@@ -107,7 +115,10 @@ fn unknown_and_bad_input_say_why() {
     assert_eq!(results.len(), 2);
     assert_eq!(results[0]["verdict"], "unknown", "{j}");
     let why = escape(results[0]["reason"].as_str().unwrap());
-    assert!(page.contains(&format!("<p class=\"reason\">unknown: {why}</p>")), "{page}");
+    assert!(
+        page.contains(&format!("<p class=\"reason\">unknown: {why}</p>")),
+        "{page}"
+    );
     assert!(page.contains("<tr class=\"a unknown np\">"));
     assert!(page.contains("<details class=\"file has-unknown has-np\">"));
     assert_eq!(results[1]["verdict"], "bad input");
@@ -163,7 +174,10 @@ fn no_text_of_the_input_becomes_markup() {
     // Every text is there, escaped: the file name, the assertion, summary, parameter,
     // witness (three fields) and each reason.
     let esc = escape(ATTACK);
-    assert_eq!(esc, "&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;&quot;&#39;&amp;");
+    assert_eq!(
+        esc,
+        "&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;&quot;&#39;&amp;"
+    );
     assert!(count(&page, &esc) >= 1 + 5 + 1 + 1 + 3 + 3);
     // All five verdicts are counted.
     assert!(page.contains("<span class=\"internal\">1 internal errors</span>"));
@@ -174,7 +188,11 @@ fn no_text_of_the_input_becomes_markup() {
 fn hostile_file_names_and_texts_from_the_command_line_are_escaped() {
     let dir = temp("hostile");
     let f = dir.join("<img src=x onerror=alert(1)>.tess");
-    std::fs::write(&f, "assert injective((4,4):(1,4))\nassert injective(</td><script>alert(3)</script>)\n").unwrap();
+    std::fs::write(
+        &f,
+        "assert injective((4,4):(1,4))\nassert injective(</td><script>alert(3)</script>)\n",
+    )
+    .unwrap();
     let (j, page, code) = check_both(&[f.to_str().unwrap()], &dir);
     assert_eq!(code, 3, "{j}");
     balanced_tags(&page);

@@ -186,7 +186,11 @@ fn file_section(s: &mut String, file: &str, list: &[&Outcome]) {
 /// counterexample or the reason.
 fn row(s: &mut String, o: &Outcome) {
     let cls = class(&o.verdict);
-    let np = if matches!(o.verdict, Verdict::Proved) { "" } else { " np" };
+    let np = if matches!(o.verdict, Verdict::Proved) {
+        ""
+    } else {
+        " np"
+    };
     let prover = o.prover.map_or("", |p| p.name());
     let _ = writeln!(
         s,
@@ -199,12 +203,15 @@ fn row(s: &mut String, o: &Outcome) {
     );
     let detail = match &o.verdict {
         Verdict::Proved => return,
-        Verdict::Refuted(c) => counterexample_block(o.property.as_ref(), c),
+        Verdict::Refuted(c) => counterexample_block(o.property.as_deref(), c),
         Verdict::Unknown(r) => format!("<p class=\"reason\">unknown: {}</p>", escape(r)),
         Verdict::Internal(r) => format!("<p class=\"reason\">internal error: {}</p>", escape(r)),
         Verdict::Invalid(r) => format!("<p class=\"reason\">bad input: {}</p>", escape(r)),
     };
-    let _ = writeln!(s, "<tr class=\"detail {cls}{np}\"><td></td><td colspan=\"4\">{detail}</td></tr>");
+    let _ = writeln!(
+        s,
+        "<tr class=\"detail {cls}{np}\"><td></td><td colspan=\"4\">{detail}</td></tr>"
+    );
 }
 
 /// The layouts a property talks about, each with its role (`Smem`, `TV`, `X`, ...), and the
@@ -253,27 +260,44 @@ fn bank_of(value: &str) -> Option<i64> {
 /// (for a bank conflict: the two threads, their access, byte and bank), then the picture of
 /// [`counterexample_picture`] where there is one.
 fn counterexample_block(property: Option<&Property>, c: &Counterexample) -> String {
-    let mut s = format!("<div class=\"cex\"><p class=\"summary\">{}</p>", escape(&c.summary));
+    let mut s = format!(
+        "<div class=\"cex\"><p class=\"summary\">{}</p>",
+        escape(&c.summary)
+    );
     if !c.params.is_empty() {
-        let p: Vec<String> = c.params.iter().map(|(n, v)| format!("{}={v}", escape(n))).collect();
+        let p: Vec<String> = c
+            .params
+            .iter()
+            .map(|(n, v)| format!("{}={v}", escape(n)))
+            .collect();
         let _ = write!(s, "<p class=\"params\">at {}</p>", p.join(", "));
     }
     if let Some(p) = property {
         s.push_str("<table class=\"layouts\">");
         for (role, text) in subjects(p) {
-            let _ = write!(s, "<tr><th>{role}</th><td><code>{}</code></td></tr>", escape(&text));
+            let _ = write!(
+                s,
+                "<tr><th>{role}</th><td><code>{}</code></td></tr>",
+                escape(&text)
+            );
         }
         s.push_str("</table>");
     }
     if !c.witnesses.is_empty() {
         let banked = c.witnesses.iter().all(|w| bank_of(&w.value).is_some());
-        s.push_str("<table class=\"witnesses\"><tr><th>point</th><th>index</th><th>coordinate</th><th>value</th>");
+        s.push_str(
+            "<table class=\"witnesses\"><tr><th>point</th><th>index</th><th>coordinate</th><th>value</th>",
+        );
         if banked {
             s.push_str("<th>bank</th>");
         }
         s.push_str("</tr>");
         for w in &c.witnesses {
-            let cell = if w.name.starts_with("thread ") { "thread" } else { "point" };
+            let cell = if w.name.starts_with("thread ") {
+                "thread"
+            } else {
+                "point"
+            };
             let _ = write!(
                 s,
                 "<tr><td class=\"{cell}\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>",

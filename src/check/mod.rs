@@ -13,8 +13,8 @@
 //! the reason) or bad input. Assertions run in parallel, each in a z3 context of its own. A
 //! file that cannot be read or parsed is one bad-input result; the other files still run.
 
-mod parse;
 pub mod html;
+mod parse;
 pub mod props;
 pub mod report;
 
@@ -132,7 +132,7 @@ pub struct Outcome {
     /// The property checked, whose layouts the HTML report shows beside a refutation; none
     /// for a kernel (its counterexample may come from any of its obligations) and for a file
     /// that could not be loaded.
-    pub property: Option<Property>,
+    pub property: Option<Box<Property>>,
 }
 
 /// Proves every assertion on `threads` worker threads; outcomes come back in input order.
@@ -165,7 +165,7 @@ pub fn run_with(assertions: &[Assertion], opts: &Options, threads: usize, prover
                         verdict,
                         elapsed: t0.elapsed(),
                         prover,
-                        property: a.kernel.is_none().then(|| a.property.clone()),
+                        property: a.kernel.is_none().then(|| Box::new(a.property.clone())),
                     };
                     if let Ok(mut r) = results.lock() {
                         r[k] = Some(o);

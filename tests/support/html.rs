@@ -34,10 +34,7 @@ pub fn balanced_tags(html: &str) -> Vec<Tag> {
             assert_eq!(open, name, "</{name}> closes <{open}>");
             continue;
         }
-        let name: String = tag
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric())
-            .collect();
+        let name: String = tag.chars().take_while(|c| c.is_ascii_alphanumeric()).collect();
         assert!(!name.is_empty(), "a tag without a name: <{tag}>");
         names.push(Tag {
             name: name.clone(),
@@ -45,7 +42,9 @@ pub fn balanced_tags(html: &str) -> Vec<Tag> {
         });
         if name == "style" || name == "script" {
             let close = format!("</{name}>");
-            let e = rest.find(&close).unwrap_or_else(|| panic!("<{name}> is not closed"));
+            let e = rest
+                .find(&close)
+                .unwrap_or_else(|| panic!("<{name}> is not closed"));
             assert!(!rest[..e].contains('<'), "<{name}> holds a tag");
             rest = &rest[e + close.len()..];
         } else if !VOID.contains(&name.as_str()) {
@@ -64,8 +63,8 @@ pub fn self_contained(html: &str) {
     for tag in balanced_tags(html) {
         let t = tag.text.to_ascii_lowercase();
         for bad in [
-            " src=", " href=", " action=", " srcset=", " poster=", " data=", " on", "http:",
-            "https:", "\"//", "'//", "=//",
+            " src=", " href=", " action=", " srcset=", " poster=", " data=", " on", "http:", "https:",
+            "\"//", "'//", "=//",
         ] {
             assert!(!t.contains(bad), "<{}> holds {bad:?}", tag.text);
         }
