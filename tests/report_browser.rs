@@ -213,6 +213,28 @@ fn chromium_renders_the_report_of_the_examples() {
             assert!(!tag.text.contains(bad), "<{}>", tag.text);
         }
     }
+    // The filter in the browser: choosing "refuted" (as a click would) marks the body, which
+    // hides the other rows and files, and opens exactly the two files with a refutation.
+    let click = html.replace(
+        "</body>",
+        "<script>var r=document.querySelector('input[value=refuted]');r.checked=true;\
+         r.dispatchEvent(new Event('change',{bubbles:true}));</script></body>",
+    );
+    let filtered = dir.join("filtered.html");
+    std::fs::write(&filtered, click).unwrap();
+    let o = run_chromium(&bin, &dir, &filtered, &["--dump-dom"]);
+    nothing_blocked(&o.stderr);
+    let dom = String::from_utf8(o.stdout).expect("the DOM is UTF-8");
+    assert!(
+        dom.contains("<body class=\"only-refuted\">"),
+        "the filter did not apply"
+    );
+    assert_eq!(
+        dom.matches("<details class=\"file has-refuted has-np\" open=\"\">")
+            .count(),
+        2
+    );
+    assert_eq!(dom.matches(" open=\"\"").count(), 2);
     let _ = std::fs::remove_dir_all(dir.parent().unwrap());
     eprintln!(
         "report_browser: {:.1} s; screenshot luminance variance {var:.0}, {colours} colours",
