@@ -10,6 +10,7 @@
 
 use super::Outcome;
 use super::report::{Counts, counts};
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::time::Duration;
 use tessera_verifier::{Bank, Counterexample, Property, Verdict};
@@ -110,11 +111,13 @@ fn badges(c: &Counts) -> String {
 /// with its assertions.
 pub fn html(outcomes: &[Outcome], wall: Duration, threads: usize) -> String {
     let mut files: Vec<(&str, Vec<&Outcome>)> = Vec::new();
+    let mut index: HashMap<&str, usize> = HashMap::new();
     for o in outcomes {
-        match files.iter_mut().find(|(f, _)| *f == o.file) {
-            Some((_, v)) => v.push(o),
-            None => files.push((&o.file, vec![o])),
-        }
+        let k = *index.entry(&o.file).or_insert_with(|| {
+            files.push((&o.file, Vec::new()));
+            files.len() - 1
+        });
+        files[k].1.push(o);
     }
     let c = counts(outcomes);
     let mut s = String::with_capacity(512 + outcomes.len() * 400);
