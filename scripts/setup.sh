@@ -14,6 +14,21 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}"
 fi
 
+# Chromium, for the test that renders `tessera check --html` headless (tests/report_browser.rs):
+# Debian's `chromium` package, installed only when no `chromium` runs (the machines here run as
+# root; elsewhere through sudo, as above).
+if ! chromium --version >/dev/null 2>&1; then
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then SUDO="sudo"; fi
+  echo "setup: installing chromium"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends chromium
+fi
+if ! chromium --version >/dev/null 2>&1; then
+  echo "setup: chromium is missing or does not run" >&2
+  exit 1
+fi
+
 # ptxas, for the tests that assemble emitted PTX: from NVIDIA's wheel, into .deps/ (git-ignored).
 PTXAS=.deps/nvcc/nvidia/cuda_nvcc/bin/ptxas
 NVCC_WHEEL=nvidia-cuda-nvcc-cu12==12.9.86

@@ -47,7 +47,9 @@ const CHECK_OUTPUT: &str = "\
 OUTPUT
   one line per assertion: proved / refuted (with a re-checked counterexample) /
   unknown (with the reason) / bad input, and its time. A file that cannot be read or
-  parsed is one bad-input result; the other files still run. --json, --junit FILE.
+  parsed is one bad-input result; the other files still run. --json, --junit FILE,
+  --html FILE (a self-contained page: files collapsed with their counts, counterexamples,
+  a filter for refuted and unknown assertions).
   --timeout SECONDS bounds each assertion (z3, enumeration, re-checks): past it, unknown.
   An equal(X, Y) line also names the prover that answered it: egg (the expressions rewritten
   with the algebra's laws), normal form (identical coalesced values) or z3; --prover z3
@@ -113,11 +115,21 @@ fn options(timeout: f64) -> Result<Options, String> {
     })
 }
 
+/// The reports `tessera check` writes besides its text (or JSON) on stdout.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Reports<'a> {
+    /// JSON on stdout instead of text lines (`--json`).
+    pub json: bool,
+    /// A JUnit XML file (`--junit FILE`).
+    pub junit: Option<&'a str>,
+    /// A self-contained HTML file (`--html FILE`).
+    pub html: Option<&'a str>,
+}
+
 /// `tessera check`.
 pub fn check(
     paths: &[String],
-    as_json: bool,
-    junit: Option<&str>,
+    reports: Reports<'_>,
     timeout: f64,
     jobs: Option<usize>,
     provers: check::Provers,
@@ -135,24 +147,24 @@ pub fn check(
     let t0 = Instant::now();
     let outcomes = check::run_all(&loaded, &opts, threads, provers);
     let wall = t0.elapsed();
-    emit(&outcomes, wall, threads, as_json, junit)
+    emit(&outcomes, wall, threads, reports)
 }
 
-fn emit(
-    outcomes: &[check::Outcome],
-    wall: Duration,
-    threads: usize,
-    as_json: bool,
-    junit: Option<&str>,
-) -> i32 {
-    if as_json {
+fn emit(outcomes: &[check::Outcome], wall: Duration, threads: usize, reports: Reports<'_>) -> i32 {
+    if reports.json {
         let j = serde_json::to_string_pretty(&report::json(outcomes, wall, threads)).unwrap_or_default();
         exit::print(&format!("{j}\n"));
     } else {
         exit::print(&report::text(outcomes, wall, threads));
     }
-    if let Some(path) = junit
+    if let Some(path) = reports.junit
         && let Err(e) = std::fs::write(path, report::junit(outcomes, wall))
+    {
+        eprintln!("error: writing {path}: {e}");
+        return exit::BAD_INPUT;
+    }
+    if let Some(path) = reports.html
+        && let Err(e) = std::fs::write(path, check::html::html(outcomes, wall, threads))
     {
         eprintln!("error: writing {path}: {e}");
         return exit::BAD_INPUT;
@@ -220,5 +232,9 @@ pub fn prove(property: &str, args: &[String], params: &[String], timeout: f64, a
     }
     let t0 = Instant::now();
     let outcomes = check::run(&cf.assertions, &opts, 1);
-    emit(&outcomes, t0.elapsed(), 1, as_json, None)
+    let reports = Reports {
+        json: as_json,
+        ..Reports::default()
+    };
+    emit(&outcomes, t0.elapsed(), 1, reports)
 }

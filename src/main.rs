@@ -34,6 +34,10 @@ enum Cmd {
         /// Also write a JUnit XML report to FILE.
         #[arg(long, value_name = "FILE")]
         junit: Option<String>,
+        /// Also write a self-contained HTML report to FILE (verdicts by file, counterexamples,
+        /// a filter for refuted and unknown assertions; nothing fetched from the network).
+        #[arg(long, value_name = "FILE")]
+        html: Option<String>,
         /// Time limit per assertion, in seconds (positive); past it the assertion is unknown.
         #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
         timeout: f64,
@@ -374,10 +378,21 @@ fn run(cli: Cli) -> i32 {
             paths,
             json,
             junit,
+            html,
             timeout,
             jobs,
             prover,
-        } => tessera::cli::check(&paths, json, junit.as_deref(), timeout, jobs, prover),
+        } => tessera::cli::check(
+            &paths,
+            tessera::cli::Reports {
+                json,
+                junit: junit.as_deref(),
+                html: html.as_deref(),
+            },
+            timeout,
+            jobs,
+            prover,
+        ),
         Cmd::Run {
             file,
             kernel,

@@ -13,6 +13,7 @@
 //! the reason) or bad input. Assertions run in parallel, each in a z3 context of its own. A
 //! file that cannot be read or parsed is one bad-input result; the other files still run.
 
+pub mod html;
 mod parse;
 pub mod props;
 pub mod report;
@@ -128,6 +129,10 @@ pub struct Outcome {
     pub elapsed: Duration,
     /// The prover that answered an `equal` assertion.
     pub prover: Option<Prover>,
+    /// The property checked, whose layouts the HTML report shows beside a refutation; none
+    /// for a kernel (its counterexample may come from any of its obligations) and for a file
+    /// that could not be loaded.
+    pub property: Option<Box<Property>>,
 }
 
 /// Proves every assertion on `threads` worker threads; outcomes come back in input order.
@@ -160,6 +165,7 @@ pub fn run_with(assertions: &[Assertion], opts: &Options, threads: usize, prover
                         verdict,
                         elapsed: t0.elapsed(),
                         prover,
+                        property: a.kernel.is_none().then(|| Box::new(a.property.clone())),
                     };
                     if let Ok(mut r) = results.lock() {
                         r[k] = Some(o);
@@ -199,6 +205,7 @@ pub fn load_all(files: &[String]) -> Vec<Loaded> {
                     verdict: Verdict::Invalid(msg),
                     elapsed: Duration::ZERO,
                     prover: None,
+                    property: None,
                 })
             };
             match std::fs::read_to_string(f) {

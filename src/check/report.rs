@@ -6,23 +6,27 @@ use std::time::Duration;
 use tessera_verifier::Verdict;
 
 /// How many outcomes are proved, refuted, unknown, internal errors and bad input.
-struct Counts {
-    proved: usize,
-    refuted: usize,
-    unknown: usize,
-    internal: usize,
-    invalid: usize,
+#[derive(Default)]
+pub(crate) struct Counts {
+    pub(crate) proved: usize,
+    pub(crate) refuted: usize,
+    pub(crate) unknown: usize,
+    pub(crate) internal: usize,
+    pub(crate) invalid: usize,
 }
 
-fn counts(o: &[Outcome]) -> Counts {
-    let c = |f: fn(&Verdict) -> bool| o.iter().filter(|x| f(&x.verdict)).count();
-    Counts {
-        proved: c(|v| matches!(v, Verdict::Proved)),
-        refuted: c(|v| matches!(v, Verdict::Refuted(_))),
-        unknown: c(|v| matches!(v, Verdict::Unknown(_))),
-        internal: c(|v| matches!(v, Verdict::Internal(_))),
-        invalid: c(|v| matches!(v, Verdict::Invalid(_))),
+pub(crate) fn counts<'a>(o: impl IntoIterator<Item = &'a Outcome>) -> Counts {
+    let mut c = Counts::default();
+    for x in o {
+        *match x.verdict {
+            Verdict::Proved => &mut c.proved,
+            Verdict::Refuted(_) => &mut c.refuted,
+            Verdict::Unknown(_) => &mut c.unknown,
+            Verdict::Internal(_) => &mut c.internal,
+            Verdict::Invalid(_) => &mut c.invalid,
+        } += 1;
     }
+    c
 }
 
 fn detail(v: &Verdict) -> String {

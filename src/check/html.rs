@@ -1,0 +1,371 @@
+//! The HTML report of `tessera check --html FILE`: one self-contained page (inline CSS and a
+//! small inline script, nothing fetched: a Content-Security-Policy of `default-src 'none'`
+//! forbids every request), each file a collapsed `<details>` with its counts, each assertion
+//! a row with its verdict, time and prover, and below a refutation its counterexample.
+//!
+//! Every text that comes from the input (file names, assertion texts, counterexamples,
+//! reasons) goes through [`escape`]; the page's attributes hold only fixed class names and
+//! numbers. The filter (refuted, unknown, anything not proved) is the script's: without
+//! script, the controls stay hidden and the page shows every file collapsed with its counts.
+
+use super::Outcome;
+use super::report::{Counts, counts};
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::time::Duration;
+use tessera_verifier::{Bank, Counterexample, Property, Verdict};
+
+/// Escapes text for HTML content and quoted attribute values: `&`, `<`, `>`, `"` and `'`.
+///
+/// ```
+/// assert_eq!(tessera::check::html::escape("<a href='x'>&\"</a>"),
+///            "&lt;a href=&#39;x&#39;&gt;&amp;&quot;&lt;/a&gt;");
+/// ```
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + s.len() / 8);
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The class of a verdict: one of a fixed set, never input text.
+fn class(v: &Verdict) -> &'static str {
+    match v {
+        Verdict::Proved => "proved",
+        Verdict::Refuted(_) => "refuted",
+        Verdict::Unknown(_) => "unknown",
+        Verdict::Internal(_) => "internal",
+        Verdict::Invalid(_) => "invalid",
+    }
+}
+
+const STYLE: &str = r#"
+body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#1b1f24;background:#fff}
+h1{font-size:1.4em;margin:0 0 .3em}
+code,pre,td.text,td.num{font-family:ui-monospace,monospace}
+.totals span,.counts span{display:inline-block;padding:0 .5em;margin-right:.3em;border-radius:.6em;font-size:.9em}
+.proved{--c:#1a7f37}.refuted{--c:#cf222e}.unknown{--c:#9a6700}.internal{--c:#8250df}.invalid{--c:#6e7781}
+.totals span,.counts span{background:color-mix(in srgb,var(--c) 15%,#fff);color:var(--c)}
+.totals span.zero,.counts span.zero{display:none}
+#filter{margin:.8em 0;border:1px solid #d0d7de;padding:.3em .8em}
+#filter label{margin-right:1em}
+details.file{border:1px solid #d0d7de;border-radius:4px;margin:.4em 0}
+details.file>summary{cursor:pointer;padding:.3em .6em;background:#f6f8fa}
+details.file>summary .name{font-weight:600;margin-right:1em}
+table.assertions{border-collapse:collapse;width:100%}
+.assertions>tbody>tr>td{border-top:1px solid #eaeef2;padding:.2em .6em;vertical-align:top}
+td.verdict{font-weight:600;color:var(--c);white-space:nowrap}
+td.ms,td.line{text-align:right;white-space:nowrap;color:#57606a}
+td.prover{white-space:nowrap;color:#57606a}
+.assertions>tbody>tr.detail>td{border-top:none}
+.cex table{border-collapse:collapse;margin:.3em 0}
+.cex th,.cex td{border:1px solid #d0d7de;padding:.1em .5em;text-align:left}
+.cex td.thread{background:#ffebe9;font-weight:600}
+figure.picture{margin:.3em 0;overflow-x:auto}
+.cex table.banks td{min-width:1.5em;padding:0 .1em;text-align:center;font-size:.75em}
+.cex table.banks td.hit{background:#cf222e;color:#fff}
+.reason{color:#57606a}
+body.only-refuted tr:not(.refuted),body.only-unknown tr:not(.unknown),body.only-np tr:not(.np){display:none}
+body.only-refuted details.file:not(.has-refuted),body.only-unknown details.file:not(.has-unknown),body.only-np details.file:not(.has-np){display:none}
+"#;
+
+/// Shows the filter (hidden without script) and applies it: a class on `<body>` hides the
+/// other rows and the files without a match, and the files with one open.
+const SCRIPT: &str = r#"
+(function(){
+var f=document.getElementById('filter');f.hidden=false;
+f.addEventListener('change',function(e){
+var v=e.target.value;document.body.className=v==='all'?'':'only-'+v;
+document.querySelectorAll('details.file').forEach(function(d){d.open=v!=='all'&&d.classList.contains('has-'+v);});
+});
+document.getElementById('open-all').addEventListener('click',function(){document.querySelectorAll('details.file').forEach(function(d){d.open=true;});});
+document.getElementById('close-all').addEventListener('click',function(){document.querySelectorAll('details.file').forEach(function(d){d.open=false;});});
+})();
+"#;
+
+/// The counts as badges, each with its verdict's class (a zero count hidden).
+fn badges(c: &Counts) -> String {
+    let mut s = String::new();
+    for (n, cls, word) in [
+        (c.proved, "proved", "proved"),
+        (c.refuted, "refuted", "refuted"),
+        (c.unknown, "unknown", "unknown"),
+        (c.internal, "internal", "internal errors"),
+        (c.invalid, "invalid", "bad input"),
+    ] {
+        let zero = if n == 0 { " zero" } else { "" };
+        let _ = write!(s, "<span class=\"{cls}{zero}\">{n} {word}</span>");
+    }
+    s
+}
+
+/// The whole report: the totals, the filter, then each file (in the order of the outcomes)
+/// with its assertions.
+pub fn html(outcomes: &[Outcome], wall: Duration, threads: usize) -> String {
+    let mut files: Vec<(&str, Vec<&Outcome>)> = Vec::new();
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    for o in outcomes {
+        let k = *index.entry(&o.file).or_insert_with(|| {
+            files.push((&o.file, Vec::new()));
+            files.len() - 1
+        });
+        files[k].1.push(o);
+    }
+    let c = counts(outcomes);
+    let mut s = String::with_capacity(512 + outcomes.len() * 400);
+    s.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+    s.push_str(
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; \
+         style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n",
+    );
+    s.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
+    s.push_str("<title>tessera check</title>\n<style>");
+    s.push_str(STYLE);
+    s.push_str("</style>\n</head>\n<body>\n<h1>tessera check</h1>\n");
+    let _ = writeln!(
+        s,
+        "<p class=\"totals\">{} assertion{} in {} file{} ({:.2} s on {threads} thread{}): {}</p>",
+        outcomes.len(),
+        if outcomes.len() == 1 { "" } else { "s" },
+        files.len(),
+        if files.len() == 1 { "" } else { "s" },
+        wall.as_secs_f64(),
+        if threads == 1 { "" } else { "s" },
+        badges(&c)
+    );
+    s.push_str(
+        "<form id=\"filter\" hidden>show: \
+         <label><input type=\"radio\" name=\"show\" value=\"all\" checked> everything</label>\
+         <label><input type=\"radio\" name=\"show\" value=\"refuted\"> refuted</label>\
+         <label><input type=\"radio\" name=\"show\" value=\"unknown\"> unknown</label>\
+         <label><input type=\"radio\" name=\"show\" value=\"np\"> not proved</label>\
+         <button type=\"button\" id=\"open-all\">open all</button> \
+         <button type=\"button\" id=\"close-all\">close all</button></form>\n<main>\n",
+    );
+    for (file, list) in &files {
+        file_section(&mut s, file, list);
+    }
+    s.push_str("</main>\n<script>");
+    s.push_str(SCRIPT);
+    s.push_str("</script>\n</body>\n</html>\n");
+    s
+}
+
+/// One file: a collapsed `<details>` whose summary holds its name and counts, and whose
+/// classes say which verdicts it has (for the filter).
+fn file_section(s: &mut String, file: &str, list: &[&Outcome]) {
+    let c = counts(list.iter().copied());
+    let mut has = String::new();
+    for (n, cls) in [(c.refuted, "refuted"), (c.unknown, "unknown")] {
+        if n > 0 {
+            has.push_str(" has-");
+            has.push_str(cls);
+        }
+    }
+    if c.refuted + c.unknown + c.internal + c.invalid > 0 {
+        has.push_str(" has-np");
+    }
+    let _ = write!(
+        s,
+        "<details class=\"file{has}\">\n<summary><span class=\"name\">{}</span><span class=\"counts\">{}</span></summary>\n<table class=\"assertions\">\n",
+        escape(file),
+        badges(&c)
+    );
+    for o in list {
+        row(s, o);
+    }
+    s.push_str("</table>\n</details>\n");
+}
+
+/// One assertion: line, verdict, text, time and prover; then, unless proved, a row with the
+/// counterexample or the reason.
+fn row(s: &mut String, o: &Outcome) {
+    let cls = class(&o.verdict);
+    let np = if matches!(o.verdict, Verdict::Proved) {
+        ""
+    } else {
+        " np"
+    };
+    let prover = o.prover.map_or("", |p| p.name());
+    let _ = writeln!(
+        s,
+        "<tr class=\"a {cls}{np}\"><td class=\"line\">{}</td><td class=\"verdict\">{}</td><td class=\"text\">{}</td><td class=\"ms\">{:.1} ms</td><td class=\"prover\">{}</td></tr>",
+        o.line,
+        o.verdict.word(),
+        escape(&o.text),
+        o.elapsed.as_secs_f64() * 1e3,
+        prover
+    );
+    let detail = match &o.verdict {
+        Verdict::Proved => return,
+        Verdict::Refuted(c) => counterexample_block(o.property.as_deref(), c),
+        Verdict::Unknown(r) => format!("<p class=\"reason\">unknown: {}</p>", escape(r)),
+        Verdict::Internal(r) => format!("<p class=\"reason\">internal error: {}</p>", escape(r)),
+        Verdict::Invalid(r) => format!("<p class=\"reason\">bad input: {}</p>", escape(r)),
+    };
+    let _ = writeln!(
+        s,
+        "<tr class=\"detail {cls}{np}\"><td></td><td colspan=\"4\">{detail}</td></tr>"
+    );
+}
+
+/// The layouts a property talks about, each with its role (`Smem`, `TV`, `X`, ...), and the
+/// bank access's sizes.
+fn subjects(p: &Property) -> Vec<(&'static str, String)> {
+    let f = |name: &'static str, x: &dyn std::fmt::Display| (name, x.to_string());
+    let bank = |b: &Bank| {
+        vec![
+            f("Smem", &b.smem),
+            f("TV", &b.tv),
+            ("elem, access", format!("{} B, {} B", b.elem, b.access)),
+        ]
+    };
+    match p {
+        Property::Injective(l) | Property::Bijective(l) | Property::Contiguous(l) => vec![f("L", l)],
+        Property::Surjective(l, n) => {
+            let mut v = vec![f("L", l)];
+            v.extend(n.as_ref().map(|n| f("n", n)));
+            v
+        }
+        Property::InBounds(l, n) => vec![f("L", l), f("n", n)],
+        Property::Vectorizable(l, w) => vec![f("L", l), f("v", w)],
+        Property::Equal(x, y) => vec![f("X", x), f("Y", y)],
+        Property::Compatible(a, b) => vec![f("A", a), f("B", b)],
+        Property::LeftInverseValid(l, r) | Property::RightInverseValid(l, r) => {
+            vec![f("L", l), f("R", r)]
+        }
+        Property::ComplementValid(a, c, n) => {
+            let mut v = vec![f("A", a), f("C", c)];
+            v.extend(n.as_ref().map(|n| f("n", n)));
+            v
+        }
+        Property::CompositionValid(a, b, r) => vec![f("A", a), f("B", b), f("R", r)],
+        Property::BankConflictFree(b) => bank(b),
+        Property::ConflictDegree(b, _, _) => bank(b),
+    }
+}
+
+/// The bank (of 32, 4 bytes wide) of a bank-conflict witness's `byte N` value.
+fn bank_of(value: &str) -> Option<i64> {
+    let byte: i64 = value.strip_prefix("byte ")?.parse().ok()?;
+    Some(byte.div_euclid(4).rem_euclid(32))
+}
+
+/// A refutation: the summary, the parameters' values, the layouts involved, the points
+/// (for a bank conflict: the two threads, their access, byte and bank), then the picture of
+/// [`counterexample_picture`] where there is one.
+fn counterexample_block(property: Option<&Property>, c: &Counterexample) -> String {
+    let mut s = format!(
+        "<div class=\"cex\"><p class=\"summary\">{}</p>",
+        escape(&c.summary)
+    );
+    if !c.params.is_empty() {
+        let p: Vec<String> = c
+            .params
+            .iter()
+            .map(|(n, v)| format!("{}={v}", escape(n)))
+            .collect();
+        let _ = write!(s, "<p class=\"params\">at {}</p>", p.join(", "));
+    }
+    if let Some(p) = property {
+        s.push_str("<table class=\"layouts\">");
+        for (role, text) in subjects(p) {
+            let _ = write!(
+                s,
+                "<tr><th>{role}</th><td><code>{}</code></td></tr>",
+                escape(&text)
+            );
+        }
+        s.push_str("</table>");
+    }
+    if !c.witnesses.is_empty() {
+        let banked = c.witnesses.iter().all(|w| bank_of(&w.value).is_some());
+        s.push_str(
+            "<table class=\"witnesses\"><tr><th>point</th><th>index</th><th>coordinate</th><th>value</th>",
+        );
+        if banked {
+            s.push_str("<th>bank</th>");
+        }
+        s.push_str("</tr>");
+        for w in &c.witnesses {
+            let cell = if w.name.starts_with("thread ") {
+                "thread"
+            } else {
+                "point"
+            };
+            let _ = write!(
+                s,
+                "<tr><td class=\"{cell}\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>",
+                escape(&w.name),
+                w.index,
+                escape(&w.coord),
+                escape(&w.value)
+            );
+            if let (true, Some(b)) = (banked, bank_of(&w.value)) {
+                let _ = write!(s, "<td class=\"num bank\">{b}</td>");
+            }
+            s.push_str("</tr>");
+        }
+        s.push_str("</table>");
+    }
+    if let Some(p) = property
+        && let Some(picture) = counterexample_picture(p, c)
+    {
+        s.push_str("<figure class=\"picture\">");
+        s.push_str(&picture);
+        s.push_str("</figure>");
+    }
+    s.push_str("</div>");
+    s
+}
+
+/// The picture of a refutation, inline in the report (inside `<figure class="picture">`,
+/// below the counterexample's tables), or none.
+///
+/// This is the one place a drawing of a counterexample goes: it receives the property (its
+/// layouts: [`Bank::smem`] and [`Bank::tv`] with the element and access sizes for bank
+/// properties, the `Func`s of the others) and the re-checked counterexample (the parameters'
+/// values, the witnesses: for a bank conflict `thread T` with `access A` and `byte B`, for
+/// the others the indices, their coordinates and values). For now it draws the 32 banks as a
+/// table row, the conflicting bank marked with the threads that reach it, and has no picture
+/// for the other properties; an SVG of the layouts goes here.
+pub fn counterexample_picture(property: &Property, cex: &Counterexample) -> Option<String> {
+    let (Property::BankConflictFree(_) | Property::ConflictDegree(..)) = property else {
+        return None;
+    };
+    let hits: Vec<(i64, &str)> = cex
+        .witnesses
+        .iter()
+        .filter_map(|w| Some((bank_of(&w.value)?, w.name.as_str())))
+        .collect();
+    if hits.is_empty() {
+        return None;
+    }
+    let mut s = String::from("<table class=\"banks\"><tr><th>bank</th>");
+    for b in 0..32 {
+        let _ = write!(s, "<td>{b}</td>");
+    }
+    s.push_str("</tr><tr><th>threads</th>");
+    for b in 0..32 {
+        let here: Vec<String> = hits
+            .iter()
+            .filter(|(h, _)| *h == b)
+            .map(|(_, n)| escape(n.trim_start_matches("thread ")))
+            .collect();
+        if here.is_empty() {
+            s.push_str("<td></td>");
+        } else {
+            let _ = write!(s, "<td class=\"hit\">{}</td>", here.join(" "));
+        }
+    }
+    s.push_str("</tr></table>");
+    Some(s)
+}

@@ -1,0 +1,230 @@
+//! `tessera check --html FILE`: the report's structure (files, rows, counts per verdict,
+//! counterexamples, reasons), that it is self-contained, and that no input text can inject
+//! markup.
+
+use serde_json::Value;
+use std::path::PathBuf;
+use std::time::Duration;
+use tessera::check::html::{counterexample_picture, escape, html};
+use tessera::check::{self, Outcome, Prover};
+use tessera::verifier::{Counterexample, Verdict, Witness};
+
+#[path = "support/cli.rs"]
+mod cli;
+#[path = "support/html.rs"]
+mod support;
+use cli::tessera;
+use support::{balanced_tags, self_contained};
+
+fn temp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("tessera-report-html-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Runs `tessera check --json --html` on `args`: the JSON and the page.
+fn check_both(args: &[&str], dir: &std::path::Path) -> (Value, String, i32) {
+    let page = dir.join("report.html");
+    let mut a = vec!["check", "--json", "--html", page.to_str().unwrap()];
+    a.extend_from_slice(args);
+    let out = tessera(&a);
+    let j: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {out:?}"));
+    (
+        j,
+        std::fs::read_to_string(&page).unwrap(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+fn count(hay: &str, needle: &str) -> usize {
+    hay.matches(needle).count()
+}
+
+#[test]
+fn the_examples_report_has_every_file_and_assertion_with_its_verdict() {
+    let dir = temp("examples");
+    let (j, page, code) = check_both(&["examples/", "examples/broken/"], &dir);
+    assert_eq!(code, 1, "the broken examples are refuted");
+    balanced_tags(&page);
+    self_contained(&page);
+    let results = j["results"].as_array().unwrap();
+    // One row per assertion, its class the verdict's, as many of each as the JSON says.
+    assert_eq!(count(&page, "<tr class=\"a "), results.len());
+    for (word, class) in [
+        ("proved", "proved"),
+        ("refuted", "refuted"),
+        ("unknown", "unknown"),
+    ] {
+        let n = results.iter().filter(|r| r["verdict"] == word).count();
+        assert_eq!(count(&page, &format!("<tr class=\"a {class}")), n, "{word}");
+    }
+    let s = &j["summary"];
+    assert!(s["refuted"].as_u64().unwrap() >= 2);
+    assert!(page.contains(&format!(
+        "<span class=\"proved\">{} proved</span><span class=\"refuted\">{} refuted</span>",
+        s["proved"], s["refuted"]
+    )));
+    // One collapsed <details> per file, the files with refutations marked for the filter.
+    let mut files: Vec<&str> = results.iter().map(|r| r["file"].as_str().unwrap()).collect();
+    files.dedup();
+    assert_eq!(count(&page, "<details class=\"file"), files.len());
+    assert!(!page.contains("<details open"));
+    for f in &files {
+        assert!(page.contains(&format!("<span class=\"name\">{f}</span>")), "{f}");
+    }
+    assert_eq!(count(&page, "<details class=\"file has-refuted has-np\">"), 2);
+    // The prover of each `equal` is in its row.
+    let egg = results.iter().filter(|r| r["prover"] == "egg").count();
+    assert!(egg > 0);
+    assert_eq!(count(&page, "<td class=\"prover\">egg</td>"), egg);
+    // Each refutation: its summary, the layouts, the two threads with their bank, the banks.
+    for r in results.iter().filter(|r| r["verdict"] == "refuted") {
+        let c = &r["counterexample"];
+        assert!(page.contains(&escape(c["summary"].as_str().unwrap())));
+        for w in c["witnesses"].as_array().unwrap() {
+            let cell = format!("<td class=\"thread\">{}</td>", w["name"].as_str().unwrap());
+            assert!(page.contains(&cell), "{cell}");
+        }
+    }
+    assert!(page.contains("<th>Smem</th><td><code>Sw&lt;2,3,3&gt; o (8,64):(64,1)</code></td>"));
+    assert!(page.contains("<th>TV</th><td><code>((8,4),8):((1,64),8)</code></td>"));
+    assert_eq!(count(&page, "<table class=\"banks\">"), 2);
+    assert_eq!(count(&page, "<td class=\"hit\">"), 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn unknown_and_bad_input_say_why() {
+    let dir = temp("unknown");
+    let f = dir.join("slow.tess");
+    // Unbounded parameters and a swizzle: z3 cannot decide it in a millisecond.
+    std::fs::write(
+        &f,
+        "param M, N where M >= 1, N >= 1\nassert injective(Sw<3,3,3> o (M,N):(N,1))\n",
+    )
+    .unwrap();
+    let bad = dir.join("bad.tess");
+    std::fs::write(&bad, "assert injective((4,4):(1,\n").unwrap();
+    let (j, page, _) = check_both(
+        &["--timeout", "0.001", f.to_str().unwrap(), bad.to_str().unwrap()],
+        &dir,
+    );
+    balanced_tags(&page);
+    let results = j["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[0]["verdict"], "unknown", "{j}");
+    let why = escape(results[0]["reason"].as_str().unwrap());
+    assert!(
+        page.contains(&format!("<p class=\"reason\">unknown: {why}</p>")),
+        "{page}"
+    );
+    assert!(page.contains("<tr class=\"a unknown np\">"));
+    assert!(page.contains("<details class=\"file has-unknown has-np\">"));
+    assert_eq!(results[1]["verdict"], "bad input");
+    let why = escape(results[1]["reason"].as_str().unwrap());
+    assert!(page.contains(&format!("<p class=\"reason\">bad input: {why}</p>")));
+    assert!(page.contains("<details class=\"file has-np\">"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+const ATTACK: &str = "<script>alert(1)</script><img src=x onerror=alert(2)>\"'&";
+
+/// An outcome whose every text is an attack.
+fn hostile(verdict: Verdict) -> Outcome {
+    Outcome {
+        file: format!("{ATTACK}.tess"),
+        line: 1,
+        text: ATTACK.into(),
+        verdict,
+        elapsed: Duration::from_micros(1500),
+        prover: Some(Prover::Egg),
+        property: None,
+    }
+}
+
+#[test]
+fn no_text_of_the_input_becomes_markup() {
+    let w = Witness {
+        name: ATTACK.into(),
+        index: 3,
+        coord: ATTACK.into(),
+        value: ATTACK.into(),
+    };
+    let cex = Counterexample {
+        params: vec![(ATTACK.into(), 4)],
+        witnesses: vec![w],
+        summary: ATTACK.into(),
+    };
+    let outcomes = vec![
+        hostile(Verdict::Proved),
+        hostile(Verdict::Refuted(cex)),
+        hostile(Verdict::Unknown(ATTACK.into())),
+        hostile(Verdict::Internal(ATTACK.into())),
+        hostile(Verdict::Invalid(ATTACK.into())),
+    ];
+    let page = html(&outcomes, Duration::from_millis(5), 1);
+    // The page's own script is its only one, and no attacker's element or attribute exists.
+    assert_eq!(count(&page, "<script"), 1);
+    assert!(!page.contains("<img"));
+    let tags = balanced_tags(&page);
+    assert!(!tags.iter().any(|t| t.name == "img" || t.text.contains("onerror")));
+    assert_eq!(tags.iter().filter(|t| t.name == "script").count(), 1);
+    self_contained(&page);
+    // Every text is there, escaped: the file name, the assertion, summary, parameter,
+    // witness (three fields) and each reason.
+    let esc = escape(ATTACK);
+    assert_eq!(
+        esc,
+        "&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;&quot;&#39;&amp;"
+    );
+    assert!(count(&page, &esc) >= 1 + 5 + 1 + 1 + 3 + 3);
+    // All five verdicts are counted.
+    assert!(page.contains("<span class=\"internal\">1 internal errors</span>"));
+    assert!(page.contains("<span class=\"invalid\">1 bad input</span>"));
+}
+
+#[test]
+fn hostile_file_names_and_texts_from_the_command_line_are_escaped() {
+    let dir = temp("hostile");
+    let f = dir.join("<img src=x onerror=alert(1)>.tess");
+    std::fs::write(
+        &f,
+        "assert injective((4,4):(1,4))\nassert injective(</td><script>alert(3)</script>)\n",
+    )
+    .unwrap();
+    let (j, page, code) = check_both(&[f.to_str().unwrap()], &dir);
+    assert_eq!(code, 3, "{j}");
+    balanced_tags(&page);
+    self_contained(&page);
+    assert_eq!(count(&page, "<script"), 1);
+    assert!(!page.contains("<img"));
+    assert!(page.contains("&lt;img src=x onerror=alert(1)&gt;.tess"));
+    assert!(page.contains("&lt;/td&gt;&lt;script&gt;alert(3)&lt;/script&gt;"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_picture_of_a_bank_conflict_marks_its_bank() {
+    let cf = check::load(
+        "t.tess",
+        "let S = (32,32):(32,1)\nlet TV = (32,32):(1,32)\nassert bank_conflict_free(S, TV, elem=4, access=4)\n",
+    )
+    .unwrap();
+    let a = &cf.assertions[0];
+    let Verdict::Refuted(cex) = check::decide(a, &Default::default(), check::Provers::All).0 else {
+        panic!("a column of a row-major 32x32 tile is refuted")
+    };
+    let pic = counterexample_picture(&a.property, &cex).expect("a bank conflict has a picture");
+    balanced_tags(&pic);
+    assert_eq!(count(&pic, "<td class=\"hit\">"), 1);
+    // Bank 0: the first cell after the 32 numbered banks and the row's header.
+    assert!(pic.contains("<tr><th>threads</th><td class=\"hit\">"), "{pic}");
+    // Properties other than bank conflicts have no picture yet.
+    let cf = check::load("t.tess", "assert injective((4,4):(1,2))\n").unwrap();
+    let a = &cf.assertions[0];
+    let Verdict::Refuted(cex) = check::decide(a, &Default::default(), check::Provers::All).0 else {
+        panic!("(4,4):(1,2) is not injective")
+    };
+    assert_eq!(counterexample_picture(&a.property, &cex), None);
+}
