@@ -1,5 +1,6 @@
 //! `tessera draw`: the time to build and write the SVG of 32x32, 128x64 and 256x256 layouts
-//! (every cell evaluated by the expression language's evaluator), with the SVG's size.
+//! (every cell evaluated by the expression language's evaluator), with the SVG's size and
+//! the time of one PNG rendering.
 //!
 //! `cargo bench --bench draw -- --warm-up-time 1 --measurement-time 3`
 
@@ -18,8 +19,18 @@ fn draw(c: &mut Criterion) {
         ("256x256_hierarchical", "((16,16),(16,16)):((1,256),(16,4096))"),
     ] {
         let v = session.value(src).expect("a layout");
-        let svg = layout(&v, Color::Index).expect("drawn").svg();
-        eprintln!("draw {name}: SVG {} bytes", svg.len());
+        let pic = layout(&v, Color::Index).expect("drawn");
+        let svg = pic.svg();
+        // The PNG once (seconds for the largest: not a criterion sample).
+        let t0 = std::time::Instant::now();
+        let png = pic.png().expect("rendered");
+        eprintln!(
+            "draw {name}: SVG {} bytes, TikZ {} bytes; PNG {} bytes in {:.2} s",
+            svg.len(),
+            pic.tex().len(),
+            png.len(),
+            t0.elapsed().as_secs_f64()
+        );
         g.bench_function(format!("layout_svg_{name}"), |b| {
             b.iter(|| black_box(layout(black_box(&v), Color::Index).expect("drawn").svg()))
         });

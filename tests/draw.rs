@@ -13,7 +13,9 @@ use tessera::lang::Session;
 use tessera::verifier::{Bank, Func, analyze};
 
 fn value(src: &str) -> tessera::lang::Value<tessera::ir::sym::SymInt> {
-    Session::default().value(src).unwrap_or_else(|e| panic!("{src}: {e}"))
+    Session::default()
+        .value(src)
+        .unwrap_or_else(|e| panic!("{src}: {e}"))
 }
 
 fn draw_layout(src: &str) -> Picture {
@@ -77,8 +79,15 @@ fn every_cell_is_the_evaluators_value() {
 #[test]
 fn grid_folds_as_print_layout() {
     let p = draw_layout("(2,3,4):(12,1,3)");
-    assert_eq!((p.rows, p.cols), (2, 12), "rank 3 folds the last modes into the columns");
-    assert!(p.col_rules.iter().any(|r| r.at == 3), "the block of mode 1 is ruled");
+    assert_eq!(
+        (p.rows, p.cols),
+        (2, 12),
+        "rank 3 folds the last modes into the columns"
+    );
+    assert!(
+        p.col_rules.iter().any(|r| r.at == 3),
+        "the block of mode 1 is ruled"
+    );
     let p = draw_layout("16:2");
     assert_eq!((p.rows, p.cols), (1, 16), "rank 1 is one row");
     let p = draw_layout("((2,2),(2,4)):((1,8),(2,16))");
@@ -99,8 +108,14 @@ fn colour_functors_key_on_the_offset() {
     for r in 0..4 {
         for c in 0..8 {
             let off = (8 * r + c) as i64;
-            assert_eq!(grey.cell(r, c).unwrap().fill, Color::Index.of_offset(off).unwrap());
-            assert_eq!(bank.cell(r, c).unwrap().fill, Color::Bank8.of_offset(off).unwrap());
+            assert_eq!(
+                grey.cell(r, c).unwrap().fill,
+                Color::Index.of_offset(off).unwrap()
+            );
+            assert_eq!(
+                bank.cell(r, c).unwrap().fill,
+                Color::Bank8.of_offset(off).unwrap()
+            );
         }
     }
     let e = draw::layout(&v, Color::Thread).unwrap_err();
@@ -132,6 +147,8 @@ fn thread_value_pictures() {
     assert!(e.to_string().contains("--tile"), "{e}");
     let e = draw::tv(&tv, Some(&value("(8,8)")), Color::Thread).unwrap_err();
     assert!(e.to_string().contains("outside the 8 x 8 tile"), "{e}");
+    let e = draw::tv(&tv, Some(&value("(8,64):(64,1)")), Color::Thread).unwrap_err();
+    assert!(e.to_string().contains("not a layout"), "{e}");
     let e = draw::tv(&value("(4,2,2):(1,4,8)"), Some(&tile), Color::Thread).unwrap_err();
     assert!(e.to_string().contains("rank 2"), "{e}");
 }
@@ -152,7 +169,12 @@ fn golden_svgs() {
             std::fs::write(&path, &svg).unwrap();
         }
         let want = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        if let Some((n, (g, w))) = svg.lines().zip(want.lines()).enumerate().find(|(_, (g, w))| g != w) {
+        if let Some((n, (g, w))) = svg
+            .lines()
+            .zip(want.lines())
+            .enumerate()
+            .find(|(_, (g, w))| g != w)
+        {
             panic!("{name}: line {} differs:\n  drawn:  {g}\n  golden: {w}", n + 1);
         }
         assert_eq!(svg.lines().count(), want.lines().count(), "{name}: line count");
@@ -162,18 +184,32 @@ fn golden_svgs() {
 #[test]
 fn the_size_limit_refuses() {
     assert!(draw::layout(&value("(256,256):(256,1)"), Color::Index).is_ok());
-    for src in ["(257,256):(256,1)", "(65536,65536):(1,65536)", "(4294967296,4294967296):(1,0)"] {
+    for src in [
+        "(257,256):(256,1)",
+        "(65536,65536):(1,65536)",
+        "(4294967296,4294967296):(1,0)",
+    ] {
         let t0 = std::time::Instant::now();
         let e = draw::layout(&value(src), Color::Index).unwrap_err();
         assert!(matches!(e, DrawError::TooLarge { .. }), "{src}: {e}");
         assert!(e.to_string().contains("L[0:64, :]"), "{e}");
         assert!(t0.elapsed().as_secs() < 2, "{src}: refused at once");
     }
-    let e = draw::tv(&value("(2048,1024):(1,2048)"), Some(&value("(2048,1024)")), Color::Thread).unwrap_err();
+    let e = draw::tv(
+        &value("(2048,1024):(1,2048)"),
+        Some(&value("(2048,1024)")),
+        Color::Thread,
+    )
+    .unwrap_err();
     assert!(matches!(e, DrawError::TooLarge { .. }), "{e}");
     let facts = Arc::new(tessera::ir::sym::Facts::default());
     let f = |src: &str| Func::parse(src, &facts).unwrap();
-    let b = Bank { smem: f("(512,512):(512,1)"), tv: f("(32,8192):(1,32)"), elem: 4, access: 4 };
+    let b = Bank {
+        smem: f("(512,512):(512,1)"),
+        tv: f("(32,8192):(1,32)"),
+        elem: 4,
+        access: 4,
+    };
     let e = draw::banks(&b, &[]).unwrap_err();
     assert!(matches!(e, DrawError::TooLarge { .. }), "{e}");
 }
@@ -197,7 +233,10 @@ fn png_decodes() {
         u32::from_be_bytes(big[16..20].try_into().unwrap()),
         u32::from_be_bytes(big[20..24].try_into().unwrap()),
     );
-    assert!(f64::from(w) * f64::from(h) <= draw::MAX_PIXELS * 1.01 && w > 1000, "{w} x {h}");
+    assert!(
+        f64::from(w) * f64::from(h) <= draw::MAX_PIXELS * 1.01 && w > 1000,
+        "{w} x {h}"
+    );
 }
 
 #[test]
@@ -207,7 +246,10 @@ fn html_embeds_the_svg() {
     assert!(page.starts_with("<!DOCTYPE html>"));
     let svg = &page[page.find("<svg").unwrap()..page.find("</svg>").unwrap() + 6];
     assert_eq!(cell_texts(svg).len(), 32);
-    assert!(!page.contains("<script") && !page.contains("href"), "self-contained");
+    assert!(
+        !page.contains("<script") && !page.contains("href"),
+        "self-contained"
+    );
 }
 
 #[test]
@@ -254,8 +296,14 @@ fn degrees_from_cells(p: &Picture) -> BTreeMap<usize, i64> {
 
 /// A shared-memory layout: rows x cols, row- or column-major, maybe padded, maybe swizzled.
 fn smem() -> impl Strategy<Value = (String, i64)> {
-    (1u32..4, 2u32..7, any::<bool>(), 0i64..3, prop::option::of((1u32..4, 0u32..4, 2u32..6))).prop_map(
-        |(lr, lc, row_major, pad, sw)| {
+    (
+        1u32..4,
+        2u32..7,
+        any::<bool>(),
+        0i64..3,
+        prop::option::of((1u32..4, 0u32..4, 2u32..6)),
+    )
+        .prop_map(|(lr, lc, row_major, pad, sw)| {
             let (r, c) = (1i64 << lr, 1i64 << lc);
             let l = if row_major {
                 format!("({r},{c}):({},1)", c + pad)
@@ -267,16 +315,20 @@ fn smem() -> impl Strategy<Value = (String, i64)> {
                 _ => l,
             };
             (text, r * c)
-        },
-    )
+        })
 }
 
 /// A thread-value layout onto `0..n` (`n` a power of two): the leaves of `n`'s factors in a
 /// random order of strides, the first `k` leaves the threads.
 fn tv_onto(n: i64) -> impl Strategy<Value = String> {
     let bits = n.trailing_zeros() as usize;
-    (Just(bits), prop::collection::vec(1usize..3, 1..6), any::<prop::sample::Index>(), any::<prop::sample::Index>()).prop_map(
-        move |(bits, parts, perm, split)| {
+    (
+        Just(bits),
+        prop::collection::vec(1usize..3, 1..6),
+        any::<prop::sample::Index>(),
+        any::<prop::sample::Index>(),
+    )
+        .prop_map(move |(bits, parts, perm, split)| {
             // Factors 2^p of n, p from `parts`, the last taking what is left.
             let mut left = bits;
             let mut exps = Vec::new();
@@ -314,8 +366,7 @@ fn tv_onto(n: i64) -> impl Strategy<Value = String> {
             let (ts, td) = group(0..cut);
             let (vs, vd) = group(cut..k);
             format!("({ts},{vs}):({td},{vd})")
-        },
-    )
+        })
 }
 
 proptest! {
@@ -374,7 +425,12 @@ proptest! {
 fn highlighted_threads_get_heavy_outlines() {
     let facts = Arc::new(tessera::ir::sym::Facts::default());
     let f = |src: &str| Func::parse(src, &facts).unwrap();
-    let b = Bank { smem: f("(8,64):(64,1)"), tv: f("((8,4),8):((1,64),8)"), elem: 2, access: 16 };
+    let b = Bank {
+        smem: f("(8,64):(64,1)"),
+        tv: f("((8,4),8):((1,64),8)"),
+        elem: 2,
+        access: 16,
+    };
     let c = analyze(&b).unwrap().conflict.unwrap();
     let p = draw::banks(&b, &[c.a.0, c.b.0]).unwrap();
     let heavy: BTreeSet<i64> = p
@@ -388,14 +444,20 @@ fn highlighted_threads_get_heavy_outlines() {
     let svg = p.svg();
     assert!(svg.contains(r##"stroke="#000000" stroke-width="4""##));
     // Swizzled: conflict-free, nothing outlined.
-    let b = Bank { smem: f("Sw<3,3,3> o (8,64):(64,1)"), ..b };
+    let b = Bank {
+        smem: f("Sw<3,3,3> o (8,64):(64,1)"),
+        ..b
+    };
     let p = draw::banks(&b, &[]).unwrap();
     assert!(p.cells.iter().all(|x| x.outline == Outline::None));
     assert!(p.phases.iter().all(|x| x.degree == 1));
 }
 
 fn tessera(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tessera")).args(args).output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_tessera"))
+        .args(args)
+        .output()
+        .unwrap()
 }
 
 #[test]
@@ -405,7 +467,11 @@ fn cli_writes_each_format() {
     for ext in ["svg", "tex", "png", "html"] {
         let path = dir.join(format!("l.{ext}"));
         let out = tessera(&["draw", "Sw<3,3,3> o (8,64):(64,1)", "-o", path.to_str().unwrap()]);
-        assert!(out.status.success(), "{ext}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{ext}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let bytes = std::fs::read(&path).unwrap();
         match ext {
             "png" => assert_eq!(&bytes[..4], b"\x89PNG"),
@@ -415,16 +481,44 @@ fn cli_writes_each_format() {
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
-    let out = tessera(&["draw", "(M,4):(1,M)", "--param", "M", "--bind", "M=2", "--format", "svg"]);
-    assert!(out.status.success());
-    assert_eq!(cell_texts(&String::from_utf8(out.stdout).unwrap()), ["0", "2", "4", "6", "1", "3", "5", "7"]);
     let out = tessera(&[
-        "draw", "--banks", "(8,64):(64,1)", "--tv", "((8,4),8):((1,64),8)", "elem=2", "access=16", "--highlight", "0,1",
+        "draw",
+        "(M,4):(1,M)",
+        "--param",
+        "M",
+        "--bind",
+        "M=2",
+        "--format",
+        "svg",
+    ]);
+    assert!(out.status.success());
+    assert_eq!(
+        cell_texts(&String::from_utf8(out.stdout).unwrap()),
+        ["0", "2", "4", "6", "1", "3", "5", "7"]
+    );
+    let out = tessera(&[
+        "draw",
+        "--banks",
+        "(8,64):(64,1)",
+        "--tv",
+        "((8,4),8):((1,64),8)",
+        "elem=2",
+        "access=16",
+        "--highlight",
+        "0,1",
     ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let svg = String::from_utf8(out.stdout).unwrap();
     assert!(svg.contains("8-way conflict"));
-    let out = tessera(&["draw", "--tv", "((8,4),8):((1,64),8)", "--tile", "(8,64)", "--color", "warp"]);
+    let out = tessera(&[
+        "draw",
+        "--tv",
+        "((8,4),8):((1,64),8)",
+        "--tile",
+        "(8,64)",
+        "--color",
+        "warp",
+    ]);
     assert!(out.status.success());
 }
 
@@ -449,8 +543,24 @@ fn cli_bad_input_is_exit_3() {
         vec!["draw", "--tv", tv, "--tile", "(8,8)"],
         vec!["draw", "--tv", tv, "--tile", "(8,8,8)"],
         vec!["draw", "--banks", "(8,64):(64,1)"],
-        vec!["draw", "--banks", "(8,64):(64,1)", "--tv", tv, "elem=3", "access=16"],
-        vec!["draw", "--banks", "(8,64):(64,1)", "--tv", "(32,8):(1,32)", "elem=2", "access=16"],
+        vec![
+            "draw",
+            "--banks",
+            "(8,64):(64,1)",
+            "--tv",
+            tv,
+            "elem=3",
+            "access=16",
+        ],
+        vec![
+            "draw",
+            "--banks",
+            "(8,64):(64,1)",
+            "--tv",
+            "(32,8):(1,32)",
+            "elem=2",
+            "access=16",
+        ],
         vec!["draw", "--banks", "(8,64):(64,1)", "--tv", tv, "size=2"],
         vec!["draw", "--banks", "(8,64):(64,1)", "--tv", tv, "--color", "bank"],
         vec!["draw", "(4,8):(8,1)", "-o", "/nonexistent-dir/x.svg"],
@@ -458,6 +568,9 @@ fn cli_bad_input_is_exit_3() {
         let out = tessera(&args);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(3), "{args:?}: {err}");
-        assert!(err.starts_with("error") && !err.contains("panicked"), "{args:?}: {err}");
+        assert!(
+            err.starts_with("error") && !err.contains("panicked"),
+            "{args:?}: {err}"
+        );
     }
 }

@@ -122,6 +122,11 @@ pub fn tv<I: Int>(tv: &Value<I>, tile: Option<&Value<I>>, color: Color) -> Resul
         .map(|i| eval_at(&f, &Value::Int(i)))
         .collect::<Result<_, _>>()?;
     let tile = match tile {
+        Some(Value::Layout(_) | Value::Composed(_)) => {
+            return Err(DrawError::invalid(
+                "the tile is a shape (M,N), which the offsets fold into column-major; not a layout",
+            ));
+        }
         Some(t) => Some(concrete::value(t).and_then(|v| concrete::shape(&v))?),
         None => None,
     };
