@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 need_apt=()
 command -v pkg-config >/dev/null 2>&1 || need_apt+=(pkg-config)
 pkg-config --exists z3 2>/dev/null || need_apt+=(libz3-dev)
+# The text of `tessera draw --format png` (resvg renders with the system's fonts).
+[ -e /usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf ] || need_apt+=(fonts-dejavu-core)
 if [ ${#need_apt[@]} -gt 0 ]; then
   SUDO=""
   if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then SUDO="sudo"; fi

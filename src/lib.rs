@@ -15,6 +15,8 @@ pub mod batch;
 pub mod build;
 pub mod check;
 pub mod cli;
+pub mod draw;
+pub mod draw_cmd;
 pub mod emit;
 pub mod exit;
 #[cfg(feature = "cuda")]

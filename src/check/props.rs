@@ -258,7 +258,7 @@ impl Args<'_> {
 }
 
 /// Parses and evaluates the assertion `text` (starting at byte `off` of its line).
-pub(super) fn property(text: &str, off: usize, env: &Env<SymInt>) -> Result<Property, E> {
+pub(crate) fn property(text: &str, off: usize, env: &Env<SymInt>) -> Result<Property, E> {
     let (call, cmp) = match split_cmp(text) {
         Some((call, op, rhs, roff)) => {
             let n = rhs.trim().parse::<i64>().map_err(|_| {

@@ -240,21 +240,28 @@ fn byte_in_word(a: i64, w: i64) -> i64 {
     a.max(w.saturating_mul(4))
 }
 
-impl Geometry {}
-
-/// The exact wavefront count, by enumerating every thread and access.
-pub fn analyze(b: &Bank) -> PResult<Analysis> {
-    analyze_by(b, &Deadline::none())
+/// The cost of one phase of one access: the threads `first..end` of the access number
+/// `access`, and the wavefronts they take.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PhaseCost {
+    /// The access number (value chunk) of the instruction.
+    pub access: i64,
+    /// The first thread of the phase.
+    pub first: i64,
+    /// One past the last thread of the phase.
+    pub end: i64,
+    /// Wavefronts of the phase: the most distinct words any bank holds (1 is conflict-free).
+    pub degree: i64,
+    /// Two threads of the phase that reach distinct words of its worst bank, when
+    /// `degree > 1`.
+    pub conflict: Option<Conflict>,
 }
 
-/// [`analyze`] within a deadline.
-pub fn analyze_by(b: &Bank, deadline: &Deadline) -> PResult<Analysis> {
+/// Visits every phase of every access in order (access by access, threads ascending),
+/// computing its cost by enumeration.
+fn each_phase(b: &Bank, deadline: &Deadline, mut visit: impl FnMut(PhaseCost)) -> PResult<()> {
     let g = geometry(b)?;
     let mut step = 0u64;
-    let mut worst = Analysis {
-        degree: 1,
-        conflict: None,
-    };
     for c in 0..g.chunks {
         let mut start = 0;
         while start < g.threads {
@@ -274,23 +281,77 @@ pub fn analyze_by(b: &Bank, deadline: &Deadline) -> PResult<Analysis> {
                     }
                 }
             }
+            let mut cost = PhaseCost {
+                access: c,
+                first: start,
+                end,
+                degree: 1,
+                conflict: None,
+            };
             for (bank, list) in banks {
                 let d = list.len() as i64;
-                if d > worst.degree {
-                    worst = Analysis {
-                        degree: d,
-                        conflict: Some(Conflict {
-                            access: c,
-                            a: (list[0].1, list[0].2),
-                            b: (list[1].1, list[1].2),
-                            bank,
-                        }),
-                    };
+                if d > cost.degree {
+                    cost.degree = d;
+                    cost.conflict = Some(Conflict {
+                        access: c,
+                        a: (list[0].1, list[0].2),
+                        b: (list[1].1, list[1].2),
+                        bank,
+                    });
                 }
             }
+            visit(cost);
             start = end;
         }
     }
+    Ok(())
+}
+
+/// The cost of every phase of every access, in order (access by access, threads ascending):
+/// the figures [`analyze`] takes the worst of.
+///
+/// ```
+/// use std::sync::Arc;
+/// use tessera_verifier::{phases, Bank, Func};
+/// let facts = Arc::new(tessera_ir::sym::Facts::default());
+/// let f = |src: &str| Func::parse(src, &facts).unwrap();
+/// // 16-byte accesses run in four phases of 8 threads.
+/// let b = Bank { smem: f("(8,64):(64,1)"), tv: f("((8,4),8):((1,64),8)"), elem: 2, access: 16 };
+/// let p = phases(&b).unwrap();
+/// assert_eq!(p.len(), 4);
+/// assert!(p.iter().all(|c| c.end - c.first == 8 && c.degree == 8));
+/// ```
+pub fn phases(b: &Bank) -> PResult<Vec<PhaseCost>> {
+    phases_by(b, &Deadline::none())
+}
+
+/// [`phases`] within a deadline.
+pub fn phases_by(b: &Bank, deadline: &Deadline) -> PResult<Vec<PhaseCost>> {
+    let mut out = Vec::new();
+    each_phase(b, deadline, |c| out.push(c))?;
+    Ok(out)
+}
+
+/// The exact wavefront count, by enumerating every thread and access.
+pub fn analyze(b: &Bank) -> PResult<Analysis> {
+    analyze_by(b, &Deadline::none())
+}
+
+/// [`analyze`] within a deadline: the worst of [`phases_by`] (the first phase of the largest
+/// degree names the conflict).
+pub fn analyze_by(b: &Bank, deadline: &Deadline) -> PResult<Analysis> {
+    let mut worst = Analysis {
+        degree: 1,
+        conflict: None,
+    };
+    each_phase(b, deadline, |p| {
+        if p.degree > worst.degree {
+            worst = Analysis {
+                degree: p.degree,
+                conflict: p.conflict,
+            };
+        }
+    })?;
     Ok(worst)
 }
 

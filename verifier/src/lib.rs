@@ -34,7 +34,7 @@ mod validated;
 mod verdict;
 mod width;
 
-pub use bank::{Analysis, Bank, Cmp, analyze, analyze_by};
+pub use bank::{Analysis, Bank, Cmp, Conflict, PhaseCost, analyze, analyze_by, phases, phases_by};
 pub use brute::{DEFAULT_WORK, brute};
 pub use deadline::Deadline;
 pub use equivalence::{Engine, MAX_ENUMERATION, prove_equivalent, prove_equivalent_by};

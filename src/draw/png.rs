@@ -1,0 +1,59 @@
+//! The picture as a PNG: its SVG rendered by `resvg` (pure Rust), its text set in the
+//! system's fonts (loaded once). A picture larger than [`MAX_PIXELS`] is scaled down to fit.
+
+use super::DrawError;
+use super::picture::Picture;
+use resvg::{tiny_skia, usvg};
+use std::sync::{Arc, OnceLock};
+
+/// The most pixels of a PNG (16 Mpixel, 64 MiB of RGBA while it is rendered).
+pub const MAX_PIXELS: f64 = 16_777_216.0;
+
+/// The system's fonts, loaded on first use.
+fn fonts() -> Arc<usvg::fontdb::Database> {
+    static FONTS: OnceLock<Arc<usvg::fontdb::Database>> = OnceLock::new();
+    FONTS
+        .get_or_init(|| {
+            let mut db = usvg::fontdb::Database::new();
+            db.load_system_fonts();
+            Arc::new(db)
+        })
+        .clone()
+}
+
+impl Picture {
+    /// The picture as PNG bytes (its SVG rendered at one pixel per unit, or scaled down to at
+    /// most [`MAX_PIXELS`] pixels).
+    ///
+    /// ```
+    /// use tessera::draw::{layout, Color};
+    /// use tessera::lang::Session;
+    /// let l = Session::default().value("(4,8):(8,1)").unwrap();
+    /// let png = layout(&l, Color::Bank32).unwrap().png().unwrap();
+    /// assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    /// ```
+    pub fn png(&self) -> Result<Vec<u8>, DrawError> {
+        let svg = self.svg();
+        let opt = usvg::Options {
+            fontdb: fonts(),
+            ..usvg::Options::default()
+        };
+        let tree = usvg::Tree::from_str(&svg, &opt).map_err(|e| DrawError::Render(e.to_string()))?;
+        let size = tree.size();
+        let (w, h) = (f64::from(size.width()), f64::from(size.height()));
+        let scale = (MAX_PIXELS / (w * h).max(1.0)).sqrt().min(1.0);
+        let (pw, ph) = (
+            (w * scale).ceil().max(1.0) as u32,
+            (h * scale).ceil().max(1.0) as u32,
+        );
+        let mut pixmap = tiny_skia::Pixmap::new(pw, ph)
+            .ok_or_else(|| DrawError::Render(format!("a {pw} x {ph} pixmap")))?;
+        let s = scale as f32;
+        resvg::render(
+            &tree,
+            tiny_skia::Transform::from_scale(s, s),
+            &mut pixmap.as_mut(),
+        );
+        pixmap.encode_png().map_err(|e| DrawError::Render(e.to_string()))
+    }
+}
