@@ -15,6 +15,7 @@ LayoutLike = Union["Layout", "ComposedLayout"]
 """A layout or a swizzled/offset layout: the algebra keeps a swizzle around the layout."""
 
 __version__: str
+__all__: list[str]
 
 class LayoutError(ValueError):
     """An error of Tessera's layout algebra or text format, with Tessera's message."""
@@ -96,6 +97,31 @@ class ComposedLayout:
     def __eq__(self, other: object) -> bool: ...
     def __hash__(self) -> int: ...
 
+class Proof:
+    """The answer of `prove`."""
+
+    verdict: str
+    """`proved`, `refuted`, `unknown` or `internal error`."""
+    counterexample: Optional[dict[str, Any]]
+    """For a refutation: `summary`, `params` (dict), `witnesses` (list of dicts: name, index, coord, value)."""
+    reason: Optional[str]
+    """Why the answer is unknown or an internal error."""
+    time: float
+    """Seconds spent proving."""
+    assertion: str
+    """The assertion proved, as `tessera check` writes it."""
+    def __bool__(self) -> bool:
+        """True when proved."""
+
+def prove(property: str, *args: Any, timeout: float = 60.0, **keywords: Any) -> Proof:
+    """Proves a property of layouts as `tessera prove` does (injective, equal, bank_conflict_free, ...); the GIL is released while proving."""
+
+def lower(layout: Any, coords: bool = False) -> str:
+    """The index expression of a layout, as `tessera lower` prints it."""
+
+def emit(layout: Any, lang: str = "c", name: str = "offset_of", coords: bool = False) -> str:
+    """The layout's index function as C, Rust, CUDA or PTX source, as `tessera emit` writes it."""
+
 def recast(layout: Any, scale: Union[int, Fraction]) -> LayoutLike:
     """L for elements `scale` times larger (a Fraction: smaller)."""
 
@@ -164,6 +190,31 @@ def layout_add(A: Any, B: Any) -> LayoutLike:
 
 def greatest_common_domain(A: Any, B: Any) -> LayoutLike:
     """The largest layout both shapes can index (the common factorisation of their leaves)."""
+
+class Proof:
+    """The answer of `prove`."""
+
+    verdict: str
+    """`proved`, `refuted`, `unknown` or `internal error`."""
+    counterexample: Optional[dict[str, Any]]
+    """For a refutation: `summary`, `params` (dict), `witnesses` (list of dicts: name, index, coord, value)."""
+    reason: Optional[str]
+    """Why the answer is unknown or an internal error."""
+    time: float
+    """Seconds spent proving."""
+    assertion: str
+    """The assertion proved, as `tessera check` writes it."""
+    def __bool__(self) -> bool:
+        """True when proved."""
+
+def prove(property: str, *args: Any, timeout: float = 60.0, **keywords: Any) -> Proof:
+    """Proves a property of layouts as `tessera prove` does (injective, equal, bank_conflict_free, ...); the GIL is released while proving."""
+
+def lower(layout: Any, coords: bool = False) -> str:
+    """The index expression of a layout, as `tessera lower` prints it."""
+
+def emit(layout: Any, lang: str = "c", name: str = "offset_of", coords: bool = False) -> str:
+    """The layout's index function as C, Rust, CUDA or PTX source, as `tessera emit` writes it."""
 
 def recast(layout: Any, scale: Any) -> Any:
     """`recast(L, scale)`: `L` for elements `scale` times larger; `scale` is an int or a

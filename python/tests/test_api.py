@@ -192,3 +192,17 @@ def test_pycute_layouts_are_accepted(pycute):
     P = pycute.Layout((6, 2), (8, 2))
     assert Layout.parse(P) == Layout((6, 2), (8, 2))
     assert tessera.composition(P, pycute.Layout((4, 3), (3, 1))) == Layout(((2, 2), 3), ((24, 2), 8))
+
+
+def test_the_stub_names_every_public_attribute():
+    import ast
+    import os
+
+    stub = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tessera.pyi")
+    tree = ast.parse(open(stub).read())
+    declared = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    # `tessera.tessera` is the extension module inside maturin's package.
+    public = {n for n in dir(tessera) if not n.startswith("__")} - {"tessera"}
+    assert set(tessera.__all__) == public
+    assert public - declared == set()
+    assert declared - public == set()
