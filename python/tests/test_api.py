@@ -206,3 +206,17 @@ def test_the_stub_names_every_public_attribute():
     assert set(tessera.__all__) == public
     assert public - declared == set()
     assert declared - public == set()
+
+
+def test_views_and_products():
+    L = Layout((8, 8))
+    v = tessera.local_tile(L, (2, 2), (1, 1))
+    assert isinstance(v, ComposedLayout) and v.swizzle is None and v.offset == 18 and v.layout == Layout((2, 2), (1, 8))
+    assert [v(i) for i in range(4)] == [18, 19, 26, 27]
+    assert str(tessera.permute(L, (1, 0))) == "0 o (8,8):(8,1)"
+    assert str(tessera.narrow(L, 0, 2, 4)) == "2 o (4,8):(1,8)"
+    assert str(tessera.local_partition(L, Layout((2, 2)), 3)) == "9 o (4,4):(2,16)"
+    assert str(tessera.flat_divide(L, (2, 2))) == "(2,2,4,4):(1,8,2,16)"
+    assert str(tessera.zipped_product(Layout(2), (3,))) == "((2),(3)):((1),(2))"
+    assert tessera.idx2crd(5, (2, 4), (1, 2)) == (1, 2)
+    assert tessera.max_common_vector(L, L) == 64
