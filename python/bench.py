@@ -14,7 +14,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "tests"))
 import pycute  # noqa: E402
 import tessera  # noqa: E402
-from conftest import corpus, parse_call  # noqa: E402
+from cases import corpus, parse_call  # noqa: E402
 
 
 def to_pycute(x):

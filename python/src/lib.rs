@@ -13,6 +13,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyInt, PyList, PyString, PyTuple};
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
+use tessera::ir::algebra::{self as alg, Tiler};
 use tessera::ir::{self, HTuple, Stride};
 use tessera::lang::{self, Value};
 
@@ -449,6 +450,46 @@ impl ComposedLayout {
     }
 }
 
+/// The algebra function behind a tiler built-in of `tessera eval` (`composition(A, tiler)`,
+/// the divides and the products): the function its registry entry applies to a plain layout
+/// `A` (`src/lang/builtins/algebra.rs`).
+type TilerFn = fn(&ir::Layout<i64>, &Tiler<i64>) -> ir::Result<ir::Layout<i64>>;
+
+/// [`TilerFn`] of the built-in `name`, if it is a tiler built-in.
+fn tiler_fn(name: &str) -> Option<TilerFn> {
+    Some(match name {
+        "composition" => alg::composition_tiler,
+        "logical_divide" => alg::logical_divide,
+        "zipped_divide" => alg::zipped_divide,
+        "tiled_divide" => alg::tiled_divide,
+        "flat_divide" => alg::flat_divide,
+        "logical_product" => alg::logical_product,
+        "zipped_product" => alg::zipped_product,
+        "tiled_product" => alg::tiled_product,
+        "flat_product" => alg::flat_product,
+        _ => return None,
+    })
+}
+
+/// The common call `op(A, B)` of a tiler built-in on two `Layout` objects, answered by the same
+/// algebra function as the built-in, without building the expression language's values (the
+/// layouts are borrowed, not copied). `None` for any other call, which takes the general path;
+/// `tests/test_api.py` checks that both paths agree.
+fn layout_tiler_call(py: Python<'_>, name: &str, args: &Bound<'_, PyTuple>) -> Option<PyResult<Py<PyAny>>> {
+    let f = tiler_fn(name)?;
+    if args.len() != 2 {
+        return None;
+    }
+    let a = args.get_borrowed_item(0).ok()?;
+    let b = args.get_borrowed_item(1).ok()?;
+    let a = a.cast::<Layout>().ok()?;
+    let b = b.cast::<Layout>().ok()?;
+    let r = f(&a.get().inner, &Tiler::Layout(b.get().inner.clone()))
+        .and_then(|l| Value::Layout(l).check_depth())
+        .map_err(err);
+    Some(r.and_then(|v| to_py(py, v)))
+}
+
 /// Calls Tessera's built-in `name` with the positional arguments, and keyword arguments named
 /// in `kws` (each position's accepted names, `|`-separated) placed at their positions.
 fn call_builtin(
@@ -458,6 +499,11 @@ fn call_builtin(
     args: &Bound<'_, PyTuple>,
     kwargs: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Py<PyAny>> {
+    if kwargs.is_none()
+        && let Some(r) = layout_tiler_call(py, name, args)
+    {
+        return r;
+    }
     let mut vals: Vec<Option<Value<i64>>> = args
         .iter()
         .map(|a| to_value(&a).map(Some))

@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 import tessera
-from conftest import ROOT, corpus, cute, parse_call
+from cases import ROOT, corpus, cute, parse_call
 
 CASES = corpus()
 

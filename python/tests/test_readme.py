@@ -2,7 +2,7 @@
 import os
 
 import tessera
-from conftest import ROOT
+from cases import ROOT
 from tessera import Layout
 
 
