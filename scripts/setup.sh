@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 need_apt=()
 command -v pkg-config >/dev/null 2>&1 || need_apt+=(pkg-config)
 pkg-config --exists z3 2>/dev/null || need_apt+=(libz3-dev)
+# python3 -m venv, for the Python bindings' environment (Debian splits ensurepip out).
+python3 -c 'import ensurepip' >/dev/null 2>&1 || need_apt+=(python3-venv)
 if [ ${#need_apt[@]} -gt 0 ]; then
   SUDO=""
   if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then SUDO="sudo"; fi
