@@ -8,6 +8,8 @@ command -v pkg-config >/dev/null 2>&1 || need_apt+=(pkg-config)
 pkg-config --exists z3 2>/dev/null || need_apt+=(libz3-dev)
 # The text of `tessera draw --format png` (resvg renders with the system's fonts).
 [ -e /usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf ] || need_apt+=(fonts-dejavu-core)
+# python3 -m venv, for the Python bindings' environment (Debian splits ensurepip out).
+python3 -c 'import ensurepip' >/dev/null 2>&1 || need_apt+=(python3-venv)
 if [ ${#need_apt[@]} -gt 0 ]; then
   SUDO=""
   if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then SUDO="sudo"; fi
@@ -74,6 +76,21 @@ NUMPY=numpy==2.2.6
 if ! PYTHONPATH=.deps/numpy python3 -c 'import numpy' >/dev/null 2>&1; then
   echo "setup: installing $NUMPY into .deps/numpy"
   python3 -m pip install --quiet --upgrade --target .deps/numpy "$NUMPY"
+fi
+
+# The Python bindings (python/): a virtual environment (.deps/venv, git-ignored; TESSERA_VENV
+# overrides the path) with maturin, pytest and PyCuTe (the `pycute` package of the
+# nvidia-cutlass wheel, for the differential tests), into which the `tessera` module is built
+# and installed (`maturin develop`, a debug build) by scripts/test.sh.
+VENV=${TESSERA_VENV:-.deps/venv}
+PY_PKGS=(maturin==1.16.0 pytest==9.2.0)
+CUTLASS=nvidia-cutlass==4.2.0.0
+if ! "$VENV/bin/python" -c 'import maturin, pytest, pycute' >/dev/null 2>&1; then
+  echo "setup: creating the Python environment $VENV (${PY_PKGS[*]} $CUTLASS)"
+  python3 -m venv "$VENV"
+  "$VENV/bin/python" -m pip install --quiet "${PY_PKGS[@]}"
+  # PyCuTe is pure Python; the wheel's other packages and dependencies are not needed.
+  "$VENV/bin/python" -m pip install --quiet --no-deps "$CUTLASS"
 fi
 
 if ! command -v cargo >/dev/null 2>&1; then

@@ -17,3 +17,11 @@ cargo clippy --features cuda --all-targets -- -D warnings
 cargo test --features cuda --test gpu_cli
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 cargo build --workspace --benches
+# The Python bindings (python/, their own workspace): linted, built into the environment of
+# scripts/setup.sh (a debug build) and tested with pytest, PyCuTe alongside.
+# The crate shares the root's target directory, and so its compiled dependencies.
+VENV=$(cd "${TESSERA_VENV:-.deps/venv}" && pwd)
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
+(cd python && cargo fmt --check && cargo clippy --all-targets --features extension-module -- -D warnings)
+(cd python && VIRTUAL_ENV="$VENV" "$VENV/bin/maturin" develop --quiet)
+"$VENV/bin/python" -m pytest -q python/tests

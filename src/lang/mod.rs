@@ -246,6 +246,48 @@ fn violated(n: &str, f: &tessera_ir::sym::ParamFacts, v: i64) -> String {
     out.join(" and ")
 }
 
+/// Calls the built-in `name` (any function of [`builtins::BUILTINS`]) with evaluated
+/// arguments: the dispatch of `tessera eval`, for callers that hold values rather than text
+/// (the Python bindings). Arity and argument errors are those of `tessera eval`; a message that
+/// would point at a column of a source line carries only its text.
+///
+/// ```
+/// use tessera::lang::{Value, call, parse_value};
+/// let a = parse_value("(6,2):(8,2)").unwrap();
+/// let b = parse_value("(4,3):(3,1)").unwrap();
+/// assert_eq!(call("composition", vec![a, b]).unwrap().to_string(), "((2,2),3):((24,2),8)");
+/// assert_eq!(call("size", vec![Value::Tuple(vec![Value::Int(2), Value::Int(3)])]).unwrap(), Value::Int(6));
+/// assert_eq!(call("composition", vec![Value::Int(4)]).unwrap_err().to_string(), "composition takes 2 arguments, got 1");
+/// assert!(call("no_such_function", vec![]).is_err());
+/// ```
+pub fn call(name: &str, args: Vec<Value<i64>>) -> Result<Value<i64>> {
+    let exprs: Vec<Expr> = args
+        .iter()
+        .map(|_| Expr {
+            kind: ExprKind::Int(0),
+            col: 0,
+        })
+        .collect();
+    let at_call = Expr {
+        kind: ExprKind::Int(0),
+        col: 0,
+    };
+    let vals = args.into_iter().map(Ok).collect();
+    builtins::call(name, &exprs, vals, &Env::new(), "", &at_call)
+        .and_then(Value::check_depth)
+        .map_err(|e| match e {
+            Error::Parse(p) if p.src.is_empty() => Error::Invalid(p.msg),
+            e => e,
+        })
+}
+
+/// Parses and evaluates one line of the expression language with concrete integers to a
+/// [`Value`]: a layout, an int tuple, a swizzle, the result of a call.
+pub fn parse_value(src: &str) -> Result<Value<i64>> {
+    let e = parse_expr(src)?;
+    eval_expr::<i64>(&e, &Env::new(), src)?.check_depth()
+}
+
 /// Parses a layout in the text format (a bare shape is the compact layout).
 pub fn parse_layout(src: &str) -> Result<Layout<i64>> {
     let e = parse_expr(src)?;

@@ -1,0 +1,362 @@
+"""Type stubs of `tessera`, Tessera's Python module: CuTe layouts and their algebra under
+PyCuTe's names, computed by Tessera's Rust layout algebra (the functions of `tessera eval`).
+
+Arguments that take a layout also take a `str` in Tessera's text format (`"(8,64):(64,1)"`)
+or any object whose `str()` is such text (a PyCuTe `Layout`). Tuples nest; `None` is CuTe's
+`_` in a tiler or coordinate. Every error is a `LayoutError`, a `ValueError`.
+"""
+
+from fractions import Fraction
+from typing import Any, Iterator, Optional, Tuple, Union
+
+IntTuple = Union[int, Tuple["IntTuple", ...]]
+"""An int or a nested tuple of ints (lists are accepted too)."""
+LayoutLike = Union["Layout", "ComposedLayout"]
+"""A layout or a swizzled/offset layout: the algebra keeps a swizzle around the layout."""
+
+__version__: str
+__all__: list[str]
+
+class LayoutError(ValueError):
+    """An error of Tessera's layout algebra or text format, with Tessera's message."""
+
+class Layout:
+    """A layout `shape:stride`: a function from coordinates (or indices) to offsets."""
+
+    def __init__(self, shape: IntTuple, stride: Optional[Any] = None) -> None:
+        """`Layout(shape, stride=None)`; no stride is the compact column-major one."""
+    @staticmethod
+    def parse(text: Any) -> Layout:
+        """Reads a layout from Tessera's text format, or from any object whose str() is such text."""
+    @property
+    def shape(self) -> IntTuple:
+        """The shape: an int or a nested tuple of ints."""
+    @property
+    def stride(self) -> Any:
+        """The stride, congruent with the shape (coordinate strides as text, e.g. '1@0')."""
+    def size(self) -> int:
+        """The number of coordinates."""
+    def cosize(self) -> int:
+        """One past the largest offset."""
+    def rank(self) -> int:
+        """The number of top-level modes."""
+    def depth(self) -> int:
+        """The nesting depth of the shape."""
+    def __call__(self, *coord: Any) -> Any:
+        """`L(i)`, `L(coord)` or `L(c0, c1, ...)`: the offset."""
+    def __getitem__(self, i: int) -> Layout:
+        """Mode i."""
+    def __len__(self) -> int:
+        """The rank."""
+    def __iter__(self) -> Iterator[Layout]:
+        """The modes."""
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+
+class Swizzle:
+    """The XOR swizzle Sw<bits, base, shift>."""
+
+    def __init__(self, bits: int, base: int, shift: int) -> None: ...
+    @property
+    def bits(self) -> int:
+        """Number of bits XORed."""
+    @property
+    def base(self) -> int:
+        """Number of low bits left untouched."""
+    @property
+    def shift(self) -> int:
+        """Distance between the source and the target bits."""
+    def __call__(self, x: int) -> int:
+        """The swizzled offset of x."""
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+
+class ComposedLayout:
+    """`swizzle o (offset + layout)`."""
+
+    def __init__(self, swizzle: Optional[Swizzle], offset: int, layout: Any) -> None: ...
+    @staticmethod
+    def parse(text: Any) -> ComposedLayout:
+        """Reads `Sw<3,3,3> o (8,64):(64,1)`."""
+    @property
+    def swizzle(self) -> Optional[Swizzle]:
+        """The swizzle applied last, or None."""
+    @property
+    def offset(self) -> int:
+        """The offset added to the layout's value."""
+    @property
+    def layout(self) -> Layout:
+        """The layout applied first."""
+    @property
+    def shape(self) -> IntTuple:
+        """The shape of the layout."""
+    def size(self) -> int:
+        """The number of coordinates."""
+    def __call__(self, *coord: Any) -> int:
+        """The swizzled offset of an index or a coordinate."""
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+
+class Proof:
+    """The answer of `prove`."""
+
+    verdict: str
+    """`proved`, `refuted`, `unknown` or `internal error`."""
+    counterexample: Optional[dict[str, Any]]
+    """For a refutation: `summary`, `params` (dict), `witnesses` (list of dicts: name, index, coord, value)."""
+    reason: Optional[str]
+    """Why the answer is unknown or an internal error."""
+    time: float
+    """Seconds spent proving."""
+    assertion: str
+    """The assertion proved, as `tessera check` writes it."""
+    def __bool__(self) -> bool:
+        """True when proved."""
+
+def prove(property: str, *args: Any, timeout: float = 60.0, **keywords: Any) -> Proof:
+    """Proves a property of layouts as `tessera prove` does (injective, equal, bank_conflict_free, ...); the GIL is released while proving."""
+
+def lower(layout: Any, coords: bool = False) -> str:
+    """The index expression of a layout, as `tessera lower` prints it."""
+
+def emit(layout: Any, lang: str = "c", name: str = "offset_of", coords: bool = False) -> str:
+    """The layout's index function as C, Rust, CUDA or PTX source, as `tessera emit` writes it."""
+
+def recast(layout: Any, scale: Union[int, Fraction]) -> LayoutLike:
+    """L for elements `scale` times larger (a Fraction: smaller)."""
+
+def eval(expr: str) -> Any:
+    """Evaluates one line of Tessera's expression language, as `tessera eval` does."""
+
+def _builtin_names() -> list[str]:
+    """The names of every built-in function of `tessera eval`."""
+
+def coalesce(A: Any, profile: Any = None) -> LayoutLike:
+    """The simplest layout of the same function as A: R(i) == A(i), depth(R) <= 1. With a profile (a tuple), each mode is coalesced on its own."""
+
+def coalesce_z(A: Any, profile: Any = None) -> LayoutLike:
+    """coalesce, keeping a trailing size-1 mode, so that every integer (not only those below size(A)) maps alike."""
+
+def filter(A: Any) -> LayoutLike:
+    """coalesce without stride-0 and size-1 modes."""
+
+def composition(A: Any, B: Any) -> LayoutLike:
+    """A o B: R(i) == A(B(i)) for every i below size(B), compatible(B, R). B may be a tiler: a tuple of layouts, ints (n:1) or None (the whole mode)."""
+
+def complement(A: Any, cotarget: Any = None) -> LayoutLike:
+    """The ordered layout that fills A's holes: disjoint from A, extended to cover the cotarget (a shape or an int) when one is given. `extend=` is accepted as PyCuTe's name."""
+
+def logical_divide(A: Any, tiler: Any) -> LayoutLike:
+    """A o (B, complement(B, size(A))): mode 0 is the tile B, mode 1 the layout of the tiles. The tiler is a layout, an int, or a tuple of them (None: the whole mode)."""
+
+def zipped_divide(A: Any, tiler: Any) -> LayoutLike:
+    """logical_divide with the tiles of every mode gathered: ((tile), (rest))."""
+
+def tiled_divide(A: Any, tiler: Any) -> LayoutLike:
+    """logical_divide as ((tile), rest0, rest1, ...)."""
+
+def flat_divide(A: Any, tiler: Any) -> LayoutLike:
+    """logical_divide as (tile0, tile1, ..., rest0, rest1, ...)."""
+
+def logical_product(A: Any, tiler: Any) -> LayoutLike:
+    """(A, complement(A) o B): a copy of A at every position of B."""
+
+def zipped_product(A: Any, tiler: Any) -> LayoutLike:
+    """logical_product gathered by mode: ((A modes), (grid modes))."""
+
+def tiled_product(A: Any, tiler: Any) -> LayoutLike:
+    """logical_product as ((A), grid0, grid1, ...)."""
+
+def flat_product(A: Any, tiler: Any) -> LayoutLike:
+    """logical_product as (A0, A1, ..., grid0, grid1, ...)."""
+
+def blocked_product(A: Any, B: Any) -> LayoutLike:
+    """Rank-sensitive product, tile first: mode k is (A_k, grid_k); unequal ranks are padded with 1:0."""
+
+def raked_product(A: Any, B: Any) -> LayoutLike:
+    """Rank-sensitive product, grid first: mode k is (grid_k, A_k); unequal ranks are padded with 1:0."""
+
+def right_inverse(A: Any) -> LayoutLike:
+    """The largest R with A(R(k)) == k for every k below size(R)."""
+
+def left_inverse(A: Any) -> LayoutLike:
+    """R with R(A(i)) == i for every i below size(A); A must be injective."""
+
+def nullspace(A: Any) -> LayoutLike:
+    """The layout of the indices that A sends to 0."""
+
+def layout_add(A: Any, B: Any) -> LayoutLike:
+    """The layout of A(i) + B(i); A and B of equal size."""
+
+def greatest_common_domain(A: Any, B: Any) -> LayoutLike:
+    """The largest layout both shapes can index (the common factorisation of their leaves)."""
+
+class Proof:
+    """The answer of `prove`."""
+
+    verdict: str
+    """`proved`, `refuted`, `unknown` or `internal error`."""
+    counterexample: Optional[dict[str, Any]]
+    """For a refutation: `summary`, `params` (dict), `witnesses` (list of dicts: name, index, coord, value)."""
+    reason: Optional[str]
+    """Why the answer is unknown or an internal error."""
+    time: float
+    """Seconds spent proving."""
+    assertion: str
+    """The assertion proved, as `tessera check` writes it."""
+    def __bool__(self) -> bool:
+        """True when proved."""
+
+def prove(property: str, *args: Any, timeout: float = 60.0, **keywords: Any) -> Proof:
+    """Proves a property of layouts as `tessera prove` does (injective, equal, bank_conflict_free, ...); the GIL is released while proving."""
+
+def lower(layout: Any, coords: bool = False) -> str:
+    """The index expression of a layout, as `tessera lower` prints it."""
+
+def emit(layout: Any, lang: str = "c", name: str = "offset_of", coords: bool = False) -> str:
+    """The layout's index function as C, Rust, CUDA or PTX source, as `tessera emit` writes it."""
+
+def recast(layout: Any, scale: Any) -> Any:
+    """`recast(L, scale)`: `L` for elements `scale` times larger; `scale` is an int or a
+`fractions.Fraction` (`Fraction(1, 2)`: elements half as large)."""
+
+def max_common_vector(A: Any, B: Any) -> int:
+    """How many leading indices A and B map alike and contiguously."""
+
+def make_layout(*layouts: Any) -> LayoutLike:
+    """The layout whose modes are the arguments (or the layouts of one list or tuple argument)."""
+
+def make_layout_like(A: Any) -> LayoutLike:
+    """A compact layout of A's shape, its modes ordered like A's strides."""
+
+def make_ordered_layout(shape: Any, order: Any) -> LayoutLike:
+    """A compact layout of the shape with its modes ordered by 'order'."""
+
+def make_identity_layout(shape: Any) -> LayoutLike:
+    """The layout of each coordinate to itself (coordinate strides, returned as text such as '1@0')."""
+
+def make_basis_like(shape: Any) -> Any:
+    """The unit coordinate strides of a shape (as text such as '1@0')."""
+
+def tiler_to_layout(tiler: Any) -> LayoutLike:
+    """One layout equal to a by-mode tiler."""
+
+def select(x: Any, modes: Any) -> Any:
+    """Modes i, j, ... of x (a tuple of indices); with three arguments (L, dim, i), the view at index i of dimension dim."""
+
+def take(x: Any, begin: Any, end: Any) -> Any:
+    """Modes begin..end of x."""
+
+def get(x: Any, *path: Any) -> Any:
+    """The mode of x at the path i, j, ..."""
+
+def flatten(x: Any) -> Any:
+    """The leaves of x as one flat tuple (or layout)."""
+
+def wrap(x: Any) -> Any:
+    """x as a one-mode tuple (a tuple stays as it is)."""
+
+def unwrap(x: Any) -> Any:
+    """The single mode of a one-mode tuple, recursively."""
+
+def size(x: Any) -> int:
+    """The product of the extents of a shape or layout."""
+
+def cosize(L: Any) -> int:
+    """One past the largest offset of a layout."""
+
+def rank(x: Any) -> int:
+    """The number of top-level modes."""
+
+def depth(x: Any) -> int:
+    """The nesting depth."""
+
+def shape(L: Any) -> Any:
+    """The shape of a layout."""
+
+def stride(L: Any) -> Any:
+    """The stride of a layout."""
+
+def coshape(L: Any) -> Any:
+    """The shape of the codomain of a layout."""
+
+def coprofile(L: Any) -> Any:
+    """The profile of a layout's codomain (zeros)."""
+
+def product(t: Any) -> int:
+    """The product of the leaves."""
+
+def product_each(t: Any) -> Any:
+    """The product of each top-level mode."""
+
+def prefix_product(t: Any, init: Any = 1) -> Any:
+    """Exclusive prefix products of the leaves."""
+
+def inner_product(a: Any, b: Any) -> int:
+    """The sum of the products of the leaves."""
+
+def idx2crd(idx: Any, shape: Any, stride: Any = None) -> Any:
+    """The coordinate of an index in a shape (with a stride: (idx // stride) % shape)."""
+
+def crd2idx(crd: Any, shape: Any, stride: Any = None) -> int:
+    """The index of a coordinate in a shape (with a stride: the layout shape:stride at crd)."""
+
+def congruent(a: Any, b: Any) -> bool:
+    """Whether a and b have the same tree."""
+
+def weakly_congruent(a: Any, b: Any) -> bool:
+    """Whether b refines a's tree."""
+
+def compatible(a: Any, b: Any) -> bool:
+    """Whether every coordinate of shape a is one of shape b."""
+
+def common_refinement(a: Any, b: Any) -> Any:
+    """The coarsest shape refining both."""
+
+def common_coarsening(a: Any, b: Any) -> Any:
+    """The finest shape coarsening both."""
+
+def repeat_like(x: Any, profile: Any) -> Any:
+    """x at every leaf of the profile."""
+
+def lift(x: Any, *path: Any) -> Any:
+    """x placed at the path i, j, ... (zeros around it)."""
+
+def slice_(crd: Any, x: Any) -> Any:
+    """The parts of x under None in crd."""
+
+def dice_(crd: Any, x: Any) -> Any:
+    """The parts of x under integers in crd."""
+
+def unflatten(flat: Any, profile: Any) -> Any:
+    """The leaves of flat in the tree of profile."""
+
+def is_tuple(x: Any) -> bool:
+    """Whether x is a tuple."""
+
+def fdiv(a: Any, b: Any) -> int:
+    """The floor quotient."""
+
+def fmod(a: Any, b: Any) -> int:
+    """The floor remainder."""
+
+def tile_view(L: Any, offset: Any, shape: Any = None) -> Any:
+    """The view at an offset (integers select, None keeps a dimension), of a shape."""
+
+def narrow(L: Any, dim: Any, start: Any, length: Any) -> Any:
+    """Indices start..start+length of a dimension, as a view."""
+
+def permute(L: Any, order: Any) -> Any:
+    """The dimensions reordered, as a view."""
+
+def broadcast(L: Any, dims: Any) -> Any:
+    """Stride-0 dimensions to the target dimensions (NumPy's rule), as a view."""
+
+def diagonal(L: Any, dims: Any) -> Any:
+    """The diagonal of paired dimensions, as a view."""
+
+def local_tile(L: Any, tiler: Any, coord: Any) -> Any:
+    """The tile at coord of zipped_divide(L, tiler), as a view."""
+
+def local_partition(L: Any, threads: Any, index: Any) -> Any:
+    """The elements one thread works on, as a view."""

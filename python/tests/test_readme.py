@@ -1,0 +1,24 @@
+"""The README's Python example runs as written, and its commented results are the module's."""
+import os
+
+import tessera
+from cases import ROOT
+from tessera import Layout
+
+
+def test_readme_python_example_runs():
+    with open(os.path.join(ROOT, "README.md")) as f:
+        text = f.read()
+    section = text[text.index("## Python") :]
+    block = section[section.index("```python") + len("```python") : section.index("```\n\n*")]
+    exec(compile(block, "README.md", "exec"), {})
+
+
+def test_readme_python_example_results():
+    A = Layout((3, (2, 4)), (2, (1, 6)))
+    assert (A(17), A(2, 5), A(2, (1, 2)), repr(A[1][0])) == (17, 17, 17, "Layout(2, 1)")
+    assert A == Layout.parse("(3,(2,4)):(2,(1,6))")
+    assert str(tessera.composition(Layout((6, 2), (8, 2)), Layout((4, 3), (3, 1)))) == "((2,2),3):((24,2),8)"
+    assert repr(tessera.complement(Layout(4, 2), extend=20)) == "Layout((2, 3), (1, 8))"
+    p = tessera.prove("injective", Layout((4, 8), (8, 2)))
+    assert (p.verdict, p.counterexample["summary"]) == ("refuted", "L(1) == L(16) == 8")
