@@ -70,21 +70,30 @@ fn run_chromium(bin: &str, dir: &Path, page: &Path, extra: &[&str]) -> Output {
     .arg(format!("--window-size={WIDTH},{HEIGHT}"))
     .args(extra)
     .arg(format!("file://{}", page.display()))
-    .stdin(Stdio::null())
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped());
+    .stdin(Stdio::null());
+    // Into files, not pipes: a page's DOM or its log can outgrow a pipe's buffer, and a
+    // Chromium blocked on a full pipe would never exit.
+    let (out_file, err_file) = (dir.join("chromium.stdout"), dir.join("chromium.stderr"));
+    cmd.stdout(std::fs::File::create(&out_file).unwrap())
+        .stderr(std::fs::File::create(&err_file).unwrap());
     let mut child = cmd.spawn().expect("start chromium");
     let t0 = Instant::now();
-    while child.try_wait().expect("wait for chromium").is_none() {
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for chromium") {
+            break status;
+        }
         if t0.elapsed() > Duration::from_secs(20) {
             let _ = child.kill();
             panic!("chromium ran past 20 s on {}", page.display());
         }
         std::thread::sleep(Duration::from_millis(50));
-    }
-    let out = child.wait_with_output().expect("chromium's output");
+    };
     let _ = std::fs::remove_dir_all(&profile);
-    out
+    Output {
+        status,
+        stdout: std::fs::read(&out_file).unwrap(),
+        stderr: std::fs::read(&err_file).unwrap(),
+    }
 }
 
 fn tempdir(under: &Path, name: &str) -> PathBuf {
@@ -206,6 +215,9 @@ fn chromium_renders_the_report_of_the_examples() {
         }
     }
     assert_eq!(dom.matches("<td class=\"hit\">").count(), 2);
+    // Each refutation drawn: the bank picture, inline, its counterexample's threads outlined.
+    assert_eq!(dom.matches("<figure class=\"picture\"><svg").count(), 2);
+    assert!(dom.matches(r##"stroke="#000000" stroke-width="4""##).count() >= 4);
     // Still nothing that refers outside the page once the script ran (the browser's DOM
     // serialisation may differ from the page's text, so only the tags' attributes count).
     for tag in balanced_tags(&dom[dom.find("<html").unwrap()..]) {

@@ -334,13 +334,26 @@ fn counterexample_block(property: Option<&Property>, c: &Counterexample) -> Stri
 /// layouts: [`Bank::smem`] and [`Bank::tv`] with the element and access sizes for bank
 /// properties, the `Func`s of the others) and the re-checked counterexample (the parameters'
 /// values, the witnesses: for a bank conflict `thread T` with `access A` and `byte B`, for
-/// the others the indices, their coordinates and values). For now it draws the 32 banks as a
-/// table row, the conflicting bank marked with the threads that reach it, and has no picture
-/// for the other properties; an SVG of the layouts goes here.
+/// the others the indices, their coordinates and values). For a bank property it draws the
+/// shared-memory tile coloured by bank ([`crate::draw::banks`]: each phase's conflicting
+/// words outlined, the two threads of the counterexample highlighted, the degree per phase in
+/// the legend), inline SVG, then the 32 banks as a table row with the conflicting bank marked
+/// by its threads. The other properties have no picture.
 pub fn counterexample_picture(property: &Property, cex: &Counterexample) -> Option<String> {
-    let (Property::BankConflictFree(_) | Property::ConflictDegree(..)) = property else {
+    let (Property::BankConflictFree(bank) | Property::ConflictDegree(bank, ..)) = property else {
         return None;
     };
+    let threads: Vec<i64> = cex
+        .witnesses
+        .iter()
+        .filter_map(|w| w.name.strip_prefix("thread ")?.trim().parse().ok())
+        .collect();
+    // Inline SVG needs no XML declaration nor namespace (and the page names no URL at all).
+    let svg = crate::draw::banks(bank, &threads).ok().map(|p| {
+        let svg = p.svg();
+        let svg = svg.find("<svg").map_or(svg.as_str(), |i| &svg[i..]).to_string();
+        svg.replacen(r#" xmlns="http://www.w3.org/2000/svg""#, "", 1)
+    });
     let hits: Vec<(i64, &str)> = cex
         .witnesses
         .iter()
@@ -367,5 +380,8 @@ pub fn counterexample_picture(property: &Property, cex: &Counterexample) -> Opti
         }
     }
     s.push_str("</tr></table>");
-    Some(s)
+    Some(match svg {
+        Some(svg) => format!("{svg}{s}"),
+        None => s,
+    })
 }

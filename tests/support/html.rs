@@ -47,7 +47,8 @@ pub fn balanced_tags(html: &str) -> Vec<Tag> {
                 .unwrap_or_else(|| panic!("<{name}> is not closed"));
             assert!(!rest[..e].contains('<'), "<{name}> holds a tag");
             rest = &rest[e + close.len()..];
-        } else if !VOID.contains(&name.as_str()) {
+        } else if !VOID.contains(&name.as_str()) && !tag.ends_with('/') {
+            // `<rect ... />`: a self-closing element of the inline SVG.
             stack.push(name);
         }
     }
