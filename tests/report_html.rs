@@ -220,11 +220,24 @@ fn the_picture_of_a_bank_conflict_marks_its_bank() {
     assert_eq!(count(&pic, "<td class=\"hit\">"), 1);
     // Bank 0: the first cell after the 32 numbered banks and the row's header.
     assert!(pic.contains("<tr><th>threads</th><td class=\"hit\">"), "{pic}");
-    // Properties other than bank conflicts have no picture yet.
+    // An injectivity refutation draws its layout, the two colliding indices outlined.
     let cf = check::load("t.tess", "assert injective((4,4):(1,2))\n").unwrap();
     let a = &cf.assertions[0];
     let Verdict::Refuted(cex) = check::decide(a, &Default::default(), check::Provers::All).0 else {
         panic!("(4,4):(1,2) is not injective")
     };
-    assert_eq!(counterexample_picture(&a.property, &cex), None);
+    let pic = counterexample_picture(&a.property, &cex).expect("a layout's refutation has a picture");
+    balanced_tags(&pic);
+    assert!(pic.starts_with("<svg") && !pic.contains("http"), "{pic}");
+    assert!(count(&pic, "</text>") >= 16);
+    assert_eq!(
+        count(&pic, r##"stroke="#000000" stroke-width="4""##),
+        1 + cex.witnesses.len()
+    );
+    // A property of two functions at several places has none.
+    let cf = check::load("t.tess", "assert compatible((2,2), (4,4))\n").unwrap();
+    let a = &cf.assertions[0];
+    if let Verdict::Refuted(cex) = check::decide(a, &Default::default(), check::Provers::All).0 {
+        assert_eq!(counterexample_picture(&a.property, &cex), None);
+    }
 }

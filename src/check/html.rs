@@ -338,10 +338,13 @@ fn counterexample_block(property: Option<&Property>, c: &Counterexample) -> Stri
 /// shared-memory tile coloured by bank ([`crate::draw::banks`]: each phase's conflicting
 /// words outlined, the two threads of the counterexample highlighted, the degree per phase in
 /// the legend), inline SVG, then the 32 banks as a table row with the conflicting bank marked
-/// by its threads. The other properties have no picture.
+/// by its threads. A property of one layout at its indices (injective, bijective, in
+/// bounds, contiguous, vectorizable; the first layout of `equal`) draws that layout at the
+/// counterexample's parameters ([`crate::draw::layout`]), the counterexample's indices
+/// outlined. The others have no picture.
 pub fn counterexample_picture(property: &Property, cex: &Counterexample) -> Option<String> {
     let (Property::BankConflictFree(bank) | Property::ConflictDegree(bank, ..)) = property else {
-        return None;
+        return layout_picture(property, cex);
     };
     let threads: Vec<i64> = cex
         .witnesses
@@ -349,11 +352,7 @@ pub fn counterexample_picture(property: &Property, cex: &Counterexample) -> Opti
         .filter_map(|w| w.name.strip_prefix("thread ")?.trim().parse().ok())
         .collect();
     // Inline SVG needs no XML declaration nor namespace (and the page names no URL at all).
-    let svg = crate::draw::banks(bank, &threads).ok().map(|p| {
-        let svg = p.svg();
-        let svg = svg.find("<svg").map_or(svg.as_str(), |i| &svg[i..]).to_string();
-        svg.replacen(r#" xmlns="http://www.w3.org/2000/svg""#, "", 1)
-    });
+    let svg = crate::draw::banks(bank, &threads).ok().map(|p| inline_svg(&p));
     let hits: Vec<(i64, &str)> = cex
         .witnesses
         .iter()
@@ -384,4 +383,52 @@ pub fn counterexample_picture(property: &Property, cex: &Counterexample) -> Opti
         Some(svg) => format!("{svg}{s}"),
         None => s,
     })
+}
+
+/// A picture as inline SVG: no XML declaration nor namespace (the page names no URL at all).
+fn inline_svg(p: &crate::draw::Picture) -> String {
+    let svg = p.svg();
+    let svg = svg.find("<svg").map_or(svg.as_str(), |i| &svg[i..]).to_string();
+    svg.replacen(r#" xmlns="http://www.w3.org/2000/svg""#, "", 1)
+}
+
+/// The picture of a one-layout property's refutation: the layout at the counterexample's
+/// parameters, the witnesses' indices outlined (cell `(i % rows, i / rows)`, as the picture
+/// numbers its cells); none where the layout cannot be drawn (too large, say).
+fn layout_picture(property: &Property, cex: &Counterexample) -> Option<String> {
+    use crate::draw::{Color, Legend, Outline};
+    use crate::lang::Value;
+    let f = match property {
+        Property::Injective(f)
+        | Property::Bijective(f)
+        | Property::InBounds(f, _)
+        | Property::Contiguous(f)
+        | Property::Vectorizable(f, _)
+        | Property::Equal(f, _) => f,
+        _ => return None,
+    };
+    let params: HashMap<String, i64> = cex.params.iter().cloned().collect();
+    let v: Value<i64> = match f.at(&params).ok()? {
+        tessera_verifier::Concrete::Layout(l) => Value::Layout(l),
+        tessera_verifier::Concrete::Composed(c) => Value::Composed(c),
+    };
+    let mut pic = crate::draw::layout(&v, Color::Index).ok()?;
+    let mut marked = Vec::new();
+    for w in &cex.witnesses {
+        let Ok(i) = usize::try_from(w.index) else { continue };
+        let (r, c) = (i % pic.rows.max(1), i / pic.rows.max(1));
+        if c < pic.cols {
+            pic.cells[r * pic.cols + c].outline = Outline::Highlight;
+            marked.push(i.to_string());
+        }
+    }
+    pic.legend.push(Legend {
+        swatch: None,
+        outline: Outline::Highlight,
+        text: format!(
+            "heavy outline: the counterexample at index {}",
+            marked.join(" and ")
+        ),
+    });
+    Some(inline_svg(&pic))
 }
