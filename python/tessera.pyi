@@ -50,6 +50,10 @@ class Layout:
         """The rank."""
     def __iter__(self) -> Iterator[Layout]:
         """The modes."""
+    def _repr_svg_(self) -> Optional[str]:
+        """The layout drawn as SVG (Jupyter's picture of it); None past 65,536 cells."""
+    def _repr_html_(self) -> Optional[str]:
+        """The picture in a minimal HTML page."""
     def __eq__(self, other: object) -> bool: ...
     def __hash__(self) -> int: ...
 
@@ -73,6 +77,11 @@ class Swizzle:
 
 class ComposedLayout:
     """`swizzle o (offset + layout)`."""
+
+    def _repr_svg_(self) -> Optional[str]:
+        """The composed layout drawn as SVG (Jupyter's picture of it); None past 65,536 cells."""
+    def _repr_html_(self) -> Optional[str]:
+        """The picture in a minimal HTML page."""
 
     def __init__(self, swizzle: Optional[Swizzle], offset: int, layout: Any) -> None: ...
     @staticmethod

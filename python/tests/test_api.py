@@ -249,3 +249,27 @@ def test_the_layout_fast_path_agrees_with_the_general_one():
             assert fast == general, (op, texts)
             n += 1
     assert n > 1000
+
+
+def test_layouts_draw_themselves_for_notebooks():
+    """`_repr_svg_` is the picture `tessera draw` makes (one <text> per cell, the offsets),
+    well-formed XML; `_repr_html_` wraps it; too large a layout falls back to the text repr."""
+    import xml.etree.ElementTree as ET
+
+    L = tessera.Layout((4, 8), (8, 1))
+    svg = L._repr_svg_()
+    root = ET.fromstring(svg)
+    texts = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    for i in range(L.size()):
+        assert str(L(i)) in texts
+    assert "<svg" in L._repr_html_()
+    C = tessera.ComposedLayout(tessera.Swizzle(3, 3, 3), 0, tessera.Layout((8, 64), (64, 1)))
+    ET.fromstring(C._repr_svg_())
+    assert tessera.Layout((512, 512))._repr_svg_() is None
+    # IPython's display formatter, where IPython is installed, picks the picture up.
+    try:
+        from IPython.core.formatters import DisplayFormatter
+    except ImportError:
+        return
+    data, _ = DisplayFormatter().format(L)
+    assert "image/svg+xml" in data

@@ -1,0 +1,223 @@
+//! The functions of the layout algebra, one per built-in of `tessera eval`, and `recast`.
+
+#[allow(unused_imports)]
+use crate::*;
+
+/// The algebra function behind a tiler built-in of `tessera eval` (`composition(A, tiler)`,
+/// the divides and the products): the function its registry entry applies to a plain layout
+/// `A` (`src/lang/builtins/algebra.rs`).
+pub(crate) type TilerFn = fn(&ir::Layout<i64>, &Tiler<i64>) -> ir::Result<ir::Layout<i64>>;
+
+/// [`TilerFn`] of the built-in `name`, if it is a tiler built-in.
+pub(crate) fn tiler_fn(name: &str) -> Option<TilerFn> {
+    Some(match name {
+        "composition" => alg::composition_tiler,
+        "logical_divide" => alg::logical_divide,
+        "zipped_divide" => alg::zipped_divide,
+        "tiled_divide" => alg::tiled_divide,
+        "flat_divide" => alg::flat_divide,
+        "logical_product" => alg::logical_product,
+        "zipped_product" => alg::zipped_product,
+        "tiled_product" => alg::tiled_product,
+        "flat_product" => alg::flat_product,
+        _ => return None,
+    })
+}
+
+/// The common call `op(A, B)` of a tiler built-in on two `Layout` objects, answered by the same
+/// algebra function as the built-in, without building the expression language's values (the
+/// layouts are borrowed, not copied). `None` for any other call, which takes the general path;
+/// `tests/test_api.py` checks that both paths agree.
+pub(crate) fn layout_tiler_call(
+    py: Python<'_>,
+    name: &str,
+    args: &Bound<'_, PyTuple>,
+) -> Option<PyResult<Py<PyAny>>> {
+    let f = tiler_fn(name)?;
+    if args.len() != 2 {
+        return None;
+    }
+    let a = args.get_borrowed_item(0).ok()?;
+    let b = args.get_borrowed_item(1).ok()?;
+    let a = a.cast::<Layout>().ok()?;
+    let b = b.cast::<Layout>().ok()?;
+    let r = f(&a.get().inner, &Tiler::Layout(b.get().inner.clone()))
+        .and_then(|l| Value::Layout(l).check_depth())
+        .map_err(err);
+    Some(r.and_then(|v| to_py(py, v)))
+}
+
+/// Calls Tessera's built-in `name` with the positional arguments, and keyword arguments named
+/// in `kws` (each position's accepted names, `|`-separated) placed at their positions.
+pub(crate) fn call_builtin(
+    py: Python<'_>,
+    name: &str,
+    kws: &[&str],
+    args: &Bound<'_, PyTuple>,
+    kwargs: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Py<PyAny>> {
+    if kwargs.is_none()
+        && let Some(r) = layout_tiler_call(py, name, args)
+    {
+        return r;
+    }
+    let mut vals: Vec<Option<Value<i64>>> = args
+        .iter()
+        .map(|a| to_value(&a).map(Some))
+        .collect::<PyResult<_>>()?;
+    if let Some(kw) = kwargs {
+        for (k, v) in kw.iter() {
+            let k: String = k.extract()?;
+            let Some(pos) = kws.iter().position(|n| n.split('|').any(|x| x == k)) else {
+                return Err(PyTypeError::new_err(format!(
+                    "{name}() got an unexpected keyword argument '{k}'"
+                )));
+            };
+            if pos < args.len() {
+                return Err(PyTypeError::new_err(format!(
+                    "{name}() got multiple values for argument '{k}'"
+                )));
+            }
+            if v.is_none() {
+                continue;
+            }
+            if vals.len() <= pos {
+                vals.resize(pos + 1, None);
+            }
+            vals[pos] = Some(to_value(&v)?);
+        }
+    }
+    let vals = vals
+        .into_iter()
+        .enumerate()
+        .map(|(k, v)| {
+            v.ok_or_else(|| {
+                let n = kws.get(k).copied().unwrap_or("?");
+                PyTypeError::new_err(format!("{name}() is missing argument '{n}'"))
+            })
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    to_py(py, lang::call(name, vals).map_err(err)?)
+}
+
+/// Declares one Python function per built-in: `name (argument names) "text signature" "doc"`.
+macro_rules! builtins {
+    ($( $name:ident ( $($kw:literal),* ) $sig:literal $doc:literal ; )*) => {
+        /// The module's functions of the layout algebra, one per built-in.
+        mod fns {
+            use super::*;
+            $(
+                #[doc = $doc]
+                #[pyfunction]
+                #[pyo3(signature = (*args, **kwargs), text_signature = $sig)]
+                pub fn $name(
+                    py: Python<'_>,
+                    args: &Bound<'_, PyTuple>,
+                    kwargs: Option<&Bound<'_, PyDict>>,
+                ) -> PyResult<Py<PyAny>> {
+                    call_builtin(py, stringify!($name), &[$($kw),*], args, kwargs)
+                }
+            )*
+        }
+
+        /// Adds every built-in's function to the module.
+        pub(crate) fn add_builtins(m: &Bound<'_, PyModule>) -> PyResult<()> {
+            $( m.add_function(wrap_pyfunction!(fns::$name, m)?)?; )*
+            Ok(())
+        }
+    };
+}
+
+builtins! {
+    // The algebra.
+    coalesce("A", "profile") "(A, profile=None)" "The simplest layout of the same function as A: R(i) == A(i), depth(R) <= 1. With a profile (a tuple), each mode is coalesced on its own.";
+    coalesce_z("A", "profile") "(A, profile=None)" "coalesce, keeping a trailing size-1 mode, so that every integer (not only those below size(A)) maps alike.";
+    filter("A") "(A)" "coalesce without stride-0 and size-1 modes.";
+    composition("A", "B") "(A, B)" "A o B: R(i) == A(B(i)) for every i below size(B), compatible(B, R). B may be a tiler: a tuple of layouts, ints (n:1) or None (the whole mode).";
+    complement("A", "cotarget|extend") "(A, cotarget=None)" "The ordered layout that fills A's holes: disjoint from A, extended to cover the cotarget (a shape or an int) when one is given. `extend=` is accepted as PyCuTe's name.";
+    logical_divide("A", "tiler") "(A, tiler)" "A o (B, complement(B, size(A))): mode 0 is the tile B, mode 1 the layout of the tiles. The tiler is a layout, an int, or a tuple of them (None: the whole mode).";
+    zipped_divide("A", "tiler") "(A, tiler)" "logical_divide with the tiles of every mode gathered: ((tile), (rest)).";
+    tiled_divide("A", "tiler") "(A, tiler)" "logical_divide as ((tile), rest0, rest1, ...).";
+    flat_divide("A", "tiler") "(A, tiler)" "logical_divide as (tile0, tile1, ..., rest0, rest1, ...).";
+    logical_product("A", "tiler") "(A, tiler)" "(A, complement(A) o B): a copy of A at every position of B.";
+    zipped_product("A", "tiler") "(A, tiler)" "logical_product gathered by mode: ((A modes), (grid modes)).";
+    tiled_product("A", "tiler") "(A, tiler)" "logical_product as ((A), grid0, grid1, ...).";
+    flat_product("A", "tiler") "(A, tiler)" "logical_product as (A0, A1, ..., grid0, grid1, ...).";
+    blocked_product("A", "B") "(A, B)" "Rank-sensitive product, tile first: mode k is (A_k, grid_k); unequal ranks are padded with 1:0.";
+    raked_product("A", "B") "(A, B)" "Rank-sensitive product, grid first: mode k is (grid_k, A_k); unequal ranks are padded with 1:0.";
+    right_inverse("A") "(A)" "The largest R with A(R(k)) == k for every k below size(R).";
+    left_inverse("A") "(A)" "R with R(A(i)) == i for every i below size(A); A must be injective.";
+    nullspace("A") "(A)" "The layout of the indices that A sends to 0.";
+    layout_add("A", "B") "(A, B)" "The layout of A(i) + B(i); A and B of equal size.";
+    greatest_common_domain("A", "B") "(A, B)" "The largest layout both shapes can index (the common factorisation of their leaves).";
+    max_common_vector("A", "B") "(A, B)" "How many leading indices A and B map alike and contiguously.";
+    // Construction.
+    make_layout() "(*layouts)" "The layout whose modes are the arguments (or the layouts of one list or tuple argument).";
+    make_layout_like("A") "(A)" "A compact layout of A's shape, its modes ordered like A's strides.";
+    make_ordered_layout("shape", "order") "(shape, order)" "A compact layout of the shape with its modes ordered by 'order'.";
+    make_identity_layout("shape") "(shape)" "The layout of each coordinate to itself (coordinate strides, returned as text such as '1@0').";
+    make_basis_like("shape") "(shape)" "The unit coordinate strides of a shape (as text such as '1@0').";
+    tiler_to_layout("tiler") "(tiler)" "One layout equal to a by-mode tiler.";
+    // Tuples and shapes.
+    select() "(x, modes)" "Modes i, j, ... of x (a tuple of indices); with three arguments (L, dim, i), the view at index i of dimension dim.";
+    take("x", "begin", "end") "(x, begin, end)" "Modes begin..end of x.";
+    get() "(x, *path)" "The mode of x at the path i, j, ...";
+    flatten("x") "(x)" "The leaves of x as one flat tuple (or layout).";
+    wrap("x") "(x)" "x as a one-mode tuple (a tuple stays as it is).";
+    unwrap("x") "(x)" "The single mode of a one-mode tuple, recursively.";
+    size("x") "(x)" "The product of the extents of a shape or layout.";
+    cosize("L") "(L)" "One past the largest offset of a layout.";
+    rank("x") "(x)" "The number of top-level modes.";
+    depth("x") "(x)" "The nesting depth.";
+    shape("L") "(L)" "The shape of a layout.";
+    stride("L") "(L)" "The stride of a layout.";
+    coshape("L") "(L)" "The shape of the codomain of a layout.";
+    coprofile("L") "(L)" "The profile of a layout's codomain (zeros).";
+    product("t") "(t)" "The product of the leaves.";
+    product_each("t") "(t)" "The product of each top-level mode.";
+    prefix_product("t", "init") "(t, init=1)" "Exclusive prefix products of the leaves.";
+    inner_product("a", "b") "(a, b)" "The sum of the products of the leaves.";
+    idx2crd("idx", "shape", "stride") "(idx, shape, stride=None)" "The coordinate of an index in a shape (with a stride: (idx // stride) % shape).";
+    crd2idx("crd", "shape", "stride") "(crd, shape, stride=None)" "The index of a coordinate in a shape (with a stride: the layout shape:stride at crd).";
+    congruent("a", "b") "(a, b)" "Whether a and b have the same tree.";
+    weakly_congruent("a", "b") "(a, b)" "Whether b refines a's tree.";
+    compatible("a", "b") "(a, b)" "Whether every coordinate of shape a is one of shape b.";
+    common_refinement("a", "b") "(a, b)" "The coarsest shape refining both.";
+    common_coarsening("a", "b") "(a, b)" "The finest shape coarsening both.";
+    repeat_like("x", "profile") "(x, profile)" "x at every leaf of the profile.";
+    lift() "(x, *path)" "x placed at the path i, j, ... (zeros around it).";
+    slice_("crd", "x") "(crd, x)" "The parts of x under None in crd.";
+    dice_("crd", "x") "(crd, x)" "The parts of x under integers in crd.";
+    unflatten("flat", "profile") "(flat, profile)" "The leaves of flat in the tree of profile.";
+    is_tuple("x") "(x)" "Whether x is a tuple.";
+    fdiv("a", "b") "(a, b)" "The floor quotient.";
+    fmod("a", "b") "(a, b)" "The floor remainder.";
+    // Views.
+    tile_view("L", "offset", "shape") "(L, offset, shape=None)" "The view at an offset (integers select, None keeps a dimension), of a shape.";
+    narrow("L", "dim", "start", "length") "(L, dim, start, length)" "Indices start..start+length of a dimension, as a view.";
+    permute("L", "order") "(L, order)" "The dimensions reordered, as a view.";
+    broadcast("L", "dims") "(L, dims)" "Stride-0 dimensions to the target dimensions (NumPy's rule), as a view.";
+    diagonal("L", "dims") "(L, dims)" "The diagonal of paired dimensions, as a view.";
+    local_tile("L", "tiler", "coord") "(L, tiler, coord)" "The tile at coord of zipped_divide(L, tiler), as a view.";
+    local_partition("L", "threads", "index") "(L, threads, index)" "The elements one thread works on, as a view.";
+}
+
+/// `recast(L, scale)`: `L` for elements `scale` times larger; `scale` is an int or a
+/// `fractions.Fraction` (`Fraction(1, 2)`: elements half as large).
+#[pyfunction]
+pub(crate) fn recast(
+    py: Python<'_>,
+    layout: &Bound<'_, PyAny>,
+    scale: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    let l = to_value(layout)?;
+    if !scale.is_instance_of::<PyInt>() && scale.hasattr("denominator")? {
+        let p = int_of(&scale.getattr("numerator")?)?;
+        let q = int_of(&scale.getattr("denominator")?)?;
+        return to_py(
+            py,
+            lang::parse_value(&format!("recast({l},{p}/{q})")).map_err(err)?,
+        );
+    }
+    to_py(py, lang::call("recast", vec![l, to_value(scale)?]).map_err(err)?)
+}

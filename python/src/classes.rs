@@ -1,0 +1,309 @@
+//! The classes: `Layout`, `Swizzle`, `ComposedLayout`.
+
+#[allow(unused_imports)]
+use crate::*;
+
+/// A layout `shape:stride`, a function from coordinates (or indices) to offsets.
+///
+/// `Layout(shape, stride=None)`: the shape and stride are ints or nested tuples of ints; no
+/// stride is the compact column-major one. `Layout.parse("(8,64):(64,1)")` reads the text
+/// format. `L(i)`, `L(coord)` and `L(c0, c1, ...)` evaluate; `L[i]` is mode `i`; `len(L)`
+/// is the rank; `str(L)` is CuTe text.
+#[pyclass(module = "tessera", frozen, name = "Layout")]
+#[derive(Clone)]
+pub struct Layout {
+    pub(crate) inner: ir::Layout<i64>,
+}
+
+#[pymethods]
+impl Layout {
+    #[new]
+    #[pyo3(signature = (shape, stride = None))]
+    fn new(shape: &Bound<'_, PyAny>, stride: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        let s = to_value(shape)?.to_shape().map_err(err)?;
+        let inner = match stride {
+            None => ir::Layout::compact(&s),
+            Some(d) => ir::Layout::new(s, to_value(d)?.to_stride_tuple().map_err(err)?),
+        }
+        .map_err(err)?;
+        Ok(Layout { inner })
+    }
+
+    /// Reads a layout in Tessera's text format (CuTe's: `(8,64):(64,1)`; a bare shape is the
+    /// compact layout) from a string or any object whose `str()` is such text.
+    #[staticmethod]
+    fn parse(text: &Bound<'_, PyAny>) -> PyResult<Self> {
+        if let Ok(l) = text.cast::<Layout>() {
+            return Ok(l.get().clone());
+        }
+        let s = text.str()?;
+        let inner = lang::parse_layout(&s.to_cow()?).map_err(err)?;
+        Ok(Layout { inner })
+    }
+
+    /// The shape: an int or a nested tuple of ints.
+    #[getter]
+    fn shape(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        htuple_to_py(py, self.inner.shape(), &int_to_py)
+    }
+
+    /// The stride, congruent with the shape: ints (or the text of coordinate strides).
+    #[getter]
+    fn stride(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        htuple_to_py(py, self.inner.stride(), &stride_to_py)
+    }
+
+    /// The number of coordinates: the product of the shape.
+    fn size(&self) -> PyResult<i64> {
+        self.inner.size().map_err(err)
+    }
+
+    /// One past the largest offset (0 for no offsets).
+    fn cosize(&self) -> PyResult<i64> {
+        self.inner.cosize().map_err(err)
+    }
+
+    /// The number of top-level modes (1 for an int shape).
+    fn rank(&self) -> usize {
+        self.inner.rank()
+    }
+
+    /// The nesting depth of the shape (0 for an int shape).
+    fn depth(&self) -> usize {
+        self.inner.depth()
+    }
+
+    /// `L(i)`, `L(coord)` or `L(c0, c1, ...)`: the offset of an index or a coordinate.
+    #[pyo3(signature = (*args))]
+    fn __call__(&self, py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
+        let p = match coord_of(args)? {
+            Value::Int(i) => self.inner.eval_index(&i),
+            c => self.inner.eval(&c.to_coord().map_err(err)?),
+        }
+        .map_err(err)?;
+        point_to_py(py, p)
+    }
+
+    /// `L[i]`: mode `i` as a layout (negative `i` counts from the end).
+    fn __getitem__(&self, i: isize) -> PyResult<Self> {
+        let r = self.inner.rank() as isize;
+        let k = if i < 0 { i + r } else { i };
+        if k < 0 || k >= r {
+            return Err(PyIndexError::new_err(format!("mode {i} of a rank-{r} layout")));
+        }
+        let m = self
+            .inner
+            .mode(k as usize)
+            .ok_or_else(|| PyIndexError::new_err("no such mode"))?;
+        Ok(Layout { inner: m })
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.rank()
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.cast::<Layout>().is_ok_and(|o| o.get().inner == self.inner)
+    }
+
+    fn __hash__(&self) -> u64 {
+        hash_of(&self.inner)
+    }
+
+    fn __str__(&self) -> String {
+        self.inner.to_string()
+    }
+
+    /// The layout drawn as SVG (`tessera draw`'s picture), so that Jupyter shows it; `None`
+    /// (the text `repr` then) when it cannot be drawn, e.g. past 65,536 cells.
+    fn _repr_svg_(&self) -> Option<String> {
+        picture(Value::Layout(self.inner.clone())).map(|p| p.svg())
+    }
+
+    /// The picture in a minimal HTML page (the SVG inline), for notebooks that prefer HTML.
+    fn _repr_html_(&self) -> Option<String> {
+        picture(Value::Layout(self.inner.clone())).map(|p| p.html())
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let shape = self.shape(py)?;
+        let stride = self.stride(py)?;
+        Ok(format!(
+            "Layout({}, {})",
+            shape.bind(py).repr()?,
+            stride.bind(py).repr()?
+        ))
+    }
+}
+
+/// The XOR swizzle `Sw<bits, base, shift>`: `x ^ ((x & mask) >> shift)`, where `mask` has
+/// `bits` ones above the `base + max(0, shift)` low bits.
+#[pyclass(module = "tessera", frozen, name = "Swizzle")]
+#[derive(Clone)]
+pub struct Swizzle {
+    pub(crate) inner: ir::Swizzle,
+}
+
+#[pymethods]
+impl Swizzle {
+    #[new]
+    fn new(bits: i64, base: i64, shift: i64) -> PyResult<Self> {
+        Ok(Swizzle {
+            inner: ir::Swizzle::new(bits, base, shift).map_err(err)?,
+        })
+    }
+
+    /// Number of bits XORed.
+    #[getter]
+    fn bits(&self) -> u32 {
+        self.inner.bits
+    }
+
+    /// Number of low bits left untouched.
+    #[getter]
+    fn base(&self) -> u32 {
+        self.inner.base
+    }
+
+    /// Distance between the source and the target bits (negative: to the left).
+    #[getter]
+    fn shift(&self) -> i32 {
+        self.inner.shift
+    }
+
+    /// The swizzled offset of `x`.
+    fn __call__(&self, x: i64) -> i64 {
+        self.inner.apply(x)
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.cast::<Swizzle>().is_ok_and(|o| o.get().inner == self.inner)
+    }
+
+    fn __hash__(&self) -> u64 {
+        hash_of(&self.inner)
+    }
+
+    fn __str__(&self) -> String {
+        self.inner.to_string()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Swizzle({}, {}, {})",
+            self.inner.bits, self.inner.base, self.inner.shift
+        )
+    }
+}
+
+/// `swizzle o (offset + layout)`: a layout, then an offset, then a swizzle (`None`: no
+/// swizzle). `str()` is Tessera's text: `Sw<3,3,3> o (8,64):(64,1)`.
+#[pyclass(module = "tessera", frozen, name = "ComposedLayout")]
+#[derive(Clone)]
+pub struct ComposedLayout {
+    pub(crate) inner: ir::ComposedLayout<i64>,
+}
+
+#[pymethods]
+impl ComposedLayout {
+    #[new]
+    #[pyo3(signature = (swizzle, offset, layout))]
+    fn new(swizzle: Option<&Bound<'_, Swizzle>>, offset: i64, layout: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let l = to_value(layout)?.into_layout().map_err(err)?;
+        let inner = match swizzle {
+            Some(s) => ir::ComposedLayout::new(s.get().inner, offset, l),
+            None => ir::ComposedLayout {
+                swizzle: None,
+                offset,
+                inner: l,
+            },
+        };
+        Ok(ComposedLayout { inner })
+    }
+
+    /// Reads a composed layout (`Sw<3,3,3> o (8,64):(64,1)`) from text, or from any object
+    /// whose `str()` is such text.
+    #[staticmethod]
+    fn parse(text: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let s = text.str()?;
+        match lang::parse_value(&s.to_cow()?).map_err(err)? {
+            Value::Composed(c) => Ok(ComposedLayout { inner: c }),
+            v => Err(bad(format!("'{v}' is a {}, not a composed layout", v.kind()))),
+        }
+    }
+
+    /// The swizzle applied last, or `None`.
+    #[getter]
+    fn swizzle(&self) -> Option<Swizzle> {
+        self.inner.swizzle.map(|s| Swizzle { inner: s })
+    }
+
+    /// The offset added to the layout's value.
+    #[getter]
+    fn offset(&self) -> i64 {
+        self.inner.offset
+    }
+
+    /// The layout applied first.
+    #[getter]
+    fn layout(&self) -> Layout {
+        Layout {
+            inner: self.inner.inner.clone(),
+        }
+    }
+
+    /// The shape of the layout.
+    #[getter]
+    fn shape(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        htuple_to_py(py, self.inner.inner.shape(), &int_to_py)
+    }
+
+    /// The number of coordinates.
+    fn size(&self) -> PyResult<i64> {
+        self.inner.inner.size().map_err(err)
+    }
+
+    /// `C(i)`, `C(coord)` or `C(c0, c1, ...)`: the swizzled offset.
+    #[pyo3(signature = (*args))]
+    fn __call__(&self, args: &Bound<'_, PyTuple>) -> PyResult<i64> {
+        match coord_of(args)? {
+            Value::Int(i) => self.inner.eval_index(&i),
+            c => self.inner.eval(&c.to_coord().map_err(err)?),
+        }
+        .map_err(err)
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other
+            .cast::<ComposedLayout>()
+            .is_ok_and(|o| o.get().inner == self.inner)
+    }
+
+    fn __hash__(&self) -> u64 {
+        hash_of(&self.inner)
+    }
+
+    fn __str__(&self) -> String {
+        self.inner.to_string()
+    }
+
+    /// The layout drawn as SVG (`tessera draw`'s picture), so that Jupyter shows it; `None`
+    /// (the text `repr` then) when it cannot be drawn, e.g. past 65,536 cells.
+    fn _repr_svg_(&self) -> Option<String> {
+        picture(Value::Composed(self.inner.clone())).map(|p| p.svg())
+    }
+
+    /// The picture in a minimal HTML page (the SVG inline), for notebooks that prefer HTML.
+    fn _repr_html_(&self) -> Option<String> {
+        picture(Value::Composed(self.inner.clone())).map(|p| p.html())
+    }
+
+    fn __repr__(&self) -> String {
+        format!("ComposedLayout.parse({:?})", self.inner.to_string())
+    }
+}
+
+/// The picture of a layout (index colouring), or `None` where it cannot be drawn.
+fn picture(v: Value<i64>) -> Option<tessera::draw::Picture> {
+    tessera::draw::layout(&v, tessera::draw::Color::Index).ok()
+}
