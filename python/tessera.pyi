@@ -9,8 +9,10 @@ or any object whose `str()` is such text (a PyCuTe `Layout`). Tuples nest; `None
 from fractions import Fraction
 from typing import Any, Iterator, Optional, Tuple, Union
 
-IntTuple = Union[int, Tuple["IntTuple", ...]]
-"""An int or a nested tuple of ints (lists are accepted too)."""
+IntTuple = Union[int, "Sym", Tuple["IntTuple", ...]]
+"""An int (or a `Sym` of `params`) or a nested tuple of them (lists are accepted too)."""
+SymInt = Union[int, "Sym"]
+"""An int, or a `Sym` for a symbolic layout."""
 LayoutLike = Union["Layout", "ComposedLayout"]
 """A layout or a swizzled/offset layout: the algebra keeps a swizzle around the layout."""
 
@@ -20,8 +22,45 @@ __all__: list[str]
 class LayoutError(ValueError):
     """An error of Tessera's layout algebra or text format, with Tessera's message."""
 
+class Sym:
+    """A symbolic value over the parameters of one `params` call (`M`, `M*N`, `M/128`).
+
+    `str()` is its canonical text. `+`, `-`, `*`, `//` (Tessera's exact division `/`) and `%`
+    with ints and symbols of the same call give symbols. Symbols of two `params` calls cannot
+    be mixed.
+    """
+
+    @property
+    def declaration(self) -> str:
+        """The declaration of its parameters, as given to `params`."""
+    def __add__(self, other: SymInt) -> Sym: ...
+    def __radd__(self, other: SymInt) -> Sym: ...
+    def __sub__(self, other: SymInt) -> Sym: ...
+    def __rsub__(self, other: SymInt) -> Sym: ...
+    def __mul__(self, other: SymInt) -> Sym: ...
+    def __rmul__(self, other: SymInt) -> Sym: ...
+    def __floordiv__(self, other: SymInt) -> Sym:
+        """Exact division: a LayoutError unless the facts make it exact."""
+    def __rfloordiv__(self, other: SymInt) -> Sym: ...
+    def __mod__(self, other: SymInt) -> SymInt: ...
+    def __rmod__(self, other: SymInt) -> SymInt: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+
+def params(declaration: str) -> Any:
+    """Declares symbolic parameters with facts, as `tessera eval --param` and a check file's
+    `param` line do: `M, N = params("M, N where M % 128 == 0, 1 <= N <= 4096")`. Returns one
+    `Sym` per name (a tuple), or the `Sym` itself for a single name. Layouts built from them
+    are symbolic; the algebra functions, `prove`, `lower` and `emit` take them, under the facts."""
+
 class Layout:
-    """A layout `shape:stride`: a function from coordinates (or indices) to offsets."""
+    """A layout `shape:stride`: a function from coordinates (or indices) to offsets.
+
+    With `Sym` extents or strides (from `params`) the layout is symbolic: `str()`, `shape`,
+    `stride`, `size()`, `cosize()`, `rank()`, `depth()`, `==` and the module's functions work
+    on it (answers that stay symbolic are `Sym`s); evaluating it, indexing modes and `len()`
+    raise `LayoutError`.
+    """
 
     def __init__(self, shape: IntTuple, stride: Optional[Any] = None) -> None:
         """`Layout(shape, stride=None)`; no stride is the compact column-major one."""
@@ -34,14 +73,17 @@ class Layout:
     @property
     def stride(self) -> Any:
         """The stride, congruent with the shape (coordinate strides as text, e.g. '1@0')."""
-    def size(self) -> int:
-        """The number of coordinates."""
-    def cosize(self) -> int:
-        """One past the largest offset."""
+    def size(self) -> SymInt:
+        """The number of coordinates (a `Sym` for a symbolic layout)."""
+    def cosize(self) -> SymInt:
+        """One past the largest offset (a `Sym` for a symbolic layout)."""
     def rank(self) -> int:
         """The number of top-level modes."""
     def depth(self) -> int:
         """The nesting depth of the shape."""
+    @property
+    def symbolic(self) -> bool:
+        """Whether the layout has symbolic extents or strides (built from `params`)."""
     def __call__(self, *coord: Any) -> Any:
         """`L(i)`, `L(coord)` or `L(c0, c1, ...)`: the offset."""
     def __getitem__(self, i: int) -> Layout:
@@ -107,23 +149,33 @@ class ComposedLayout:
     def __hash__(self) -> int: ...
 
 class Proof:
-    """The answer of `prove`."""
+    """The answer of `prove`, or of one assertion of `check`."""
 
     verdict: str
-    """`proved`, `refuted`, `unknown` or `internal error`."""
+    """`proved`, `refuted`, `unknown`, `internal error`, or (in `check`) `bad input`."""
     counterexample: Optional[dict[str, Any]]
     """For a refutation: `summary`, `params` (dict), `witnesses` (list of dicts: name, index, coord, value)."""
     reason: Optional[str]
-    """Why the answer is unknown or an internal error."""
+    """Why the answer is unknown, an internal error or bad input."""
     time: float
     """Seconds spent proving."""
     assertion: str
     """The assertion proved, as `tessera check` writes it."""
+    file: Optional[str]
+    """The check file of the assertion (None for `prove`)."""
+    line: Optional[int]
+    """The assertion's line in its check file, 1-based (None for `prove`)."""
     def __bool__(self) -> bool:
         """True when proved."""
 
 def prove(property: str, *args: Any, timeout: float = 60.0, **keywords: Any) -> Proof:
     """Proves a property of layouts as `tessera prove` does (injective, equal, bank_conflict_free, ...); the GIL is released while proving."""
+
+def check(*files: Any, timeout: float = 60.0, threads: Optional[int] = None) -> list[Proof]:
+    """Proves every assertion of check files (`.tess`) as `tessera check` does: one `Proof` per
+    assertion, in file order, with `file` and `line`; `timeout` per assertion; the GIL is
+    released while proving. OSError for a file that cannot be read, LayoutError for one that
+    cannot be parsed."""
 
 def lower(layout: Any, coords: bool = False) -> str:
     """The index expression of a layout, as `tessera lower` prints it."""
@@ -199,31 +251,6 @@ def layout_add(A: Any, B: Any) -> LayoutLike:
 
 def greatest_common_domain(A: Any, B: Any) -> LayoutLike:
     """The largest layout both shapes can index (the common factorisation of their leaves)."""
-
-class Proof:
-    """The answer of `prove`."""
-
-    verdict: str
-    """`proved`, `refuted`, `unknown` or `internal error`."""
-    counterexample: Optional[dict[str, Any]]
-    """For a refutation: `summary`, `params` (dict), `witnesses` (list of dicts: name, index, coord, value)."""
-    reason: Optional[str]
-    """Why the answer is unknown or an internal error."""
-    time: float
-    """Seconds spent proving."""
-    assertion: str
-    """The assertion proved, as `tessera check` writes it."""
-    def __bool__(self) -> bool:
-        """True when proved."""
-
-def prove(property: str, *args: Any, timeout: float = 60.0, **keywords: Any) -> Proof:
-    """Proves a property of layouts as `tessera prove` does (injective, equal, bank_conflict_free, ...); the GIL is released while proving."""
-
-def lower(layout: Any, coords: bool = False) -> str:
-    """The index expression of a layout, as `tessera lower` prints it."""
-
-def emit(layout: Any, lang: str = "c", name: str = "offset_of", coords: bool = False) -> str:
-    """The layout's index function as C, Rust, CUDA or PTX source, as `tessera emit` writes it."""
 
 def recast(layout: Any, scale: Any) -> Any:
     """`recast(L, scale)`: `L` for elements `scale` times larger; `scale` is an int or a

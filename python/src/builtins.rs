@@ -41,6 +41,9 @@ pub(crate) fn layout_tiler_call(
     let b = args.get_borrowed_item(1).ok()?;
     let a = a.cast::<Layout>().ok()?;
     let b = b.cast::<Layout>().ok()?;
+    if a.get().sym.is_some() || b.get().sym.is_some() {
+        return None;
+    }
     let r = f(&a.get().inner, &Tiler::Layout(b.get().inner.clone()))
         .and_then(|l| Value::Layout(l).check_depth())
         .map_err(err);
@@ -61,10 +64,7 @@ pub(crate) fn call_builtin(
     {
         return r;
     }
-    let mut vals: Vec<Option<Value<i64>>> = args
-        .iter()
-        .map(|a| to_value(&a).map(Some))
-        .collect::<PyResult<_>>()?;
+    let mut objs: Vec<Option<Bound<'_, PyAny>>> = args.iter().map(Some).collect();
     if let Some(kw) = kwargs {
         for (k, v) in kw.iter() {
             let k: String = k.extract()?;
@@ -81,13 +81,13 @@ pub(crate) fn call_builtin(
             if v.is_none() {
                 continue;
             }
-            if vals.len() <= pos {
-                vals.resize(pos + 1, None);
+            if objs.len() <= pos {
+                objs.resize(pos + 1, None);
             }
-            vals[pos] = Some(to_value(&v)?);
+            objs[pos] = Some(v);
         }
     }
-    let vals = vals
+    let objs = objs
         .into_iter()
         .enumerate()
         .map(|(k, v)| {
@@ -97,6 +97,10 @@ pub(crate) fn call_builtin(
             })
         })
         .collect::<PyResult<Vec<_>>>()?;
+    if objs.iter().any(is_symbolic) {
+        return sym_call(py, name, &objs);
+    }
+    let vals = objs.iter().map(to_value).collect::<PyResult<Vec<_>>>()?;
     to_py(py, lang::call(name, vals).map_err(err)?)
 }
 

@@ -13,6 +13,33 @@ use crate::*;
 #[derive(Clone)]
 pub struct Layout {
     pub(crate) inner: ir::Layout<i64>,
+    /// A symbolic layout (`tessera.params`): its text and parameters; `inner` is then a
+    /// placeholder, never read.
+    pub(crate) sym: Option<SymVal>,
+}
+
+impl Layout {
+    /// A concrete layout.
+    pub(crate) fn of(inner: ir::Layout<i64>) -> Self {
+        Layout { inner, sym: None }
+    }
+
+    /// `f(self)` through the session for a symbolic layout (`name(L)` evaluated there).
+    fn sym_fn(&self, py: Python<'_>, name: &str) -> Option<PyResult<Py<PyAny>>> {
+        let v = self.sym.as_ref()?;
+        Some(sym_eval(py, &v.ctx, &format!("{name}({})", v.text)))
+    }
+
+    /// The error of an operation that a symbolic layout does not support.
+    fn no_sym(&self, what: &str) -> PyResult<()> {
+        match &self.sym {
+            Some(v) => Err(bad(format!(
+                "{what} of the symbolic layout {}: not supported (bind the parameters first)",
+                v.text
+            ))),
+            None => Ok(()),
+        }
+    }
 }
 
 #[pymethods]
@@ -20,13 +47,16 @@ impl Layout {
     #[new]
     #[pyo3(signature = (shape, stride = None))]
     fn new(shape: &Bound<'_, PyAny>, stride: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        if is_symbolic(shape) || stride.is_some_and(is_symbolic) {
+            return sym_layout(shape, stride);
+        }
         let s = to_value(shape)?.to_shape().map_err(err)?;
         let inner = match stride {
             None => ir::Layout::compact(&s),
             Some(d) => ir::Layout::new(s, to_value(d)?.to_stride_tuple().map_err(err)?),
         }
         .map_err(err)?;
-        Ok(Layout { inner })
+        Ok(Layout::of(inner))
     }
 
     /// Reads a layout in Tessera's text format (CuTe's: `(8,64):(64,1)`; a bare shape is the
@@ -38,44 +68,69 @@ impl Layout {
         }
         let s = text.str()?;
         let inner = lang::parse_layout(&s.to_cow()?).map_err(err)?;
-        Ok(Layout { inner })
+        Ok(Layout::of(inner))
     }
 
     /// The shape: an int or a nested tuple of ints.
     #[getter]
     fn shape(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        if let Some(r) = self.sym_fn(py, "shape") {
+            return r;
+        }
         htuple_to_py(py, self.inner.shape(), &int_to_py)
     }
 
     /// The stride, congruent with the shape: ints (or the text of coordinate strides).
     #[getter]
     fn stride(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        if let Some(r) = self.sym_fn(py, "stride") {
+            return r;
+        }
         htuple_to_py(py, self.inner.stride(), &stride_to_py)
     }
 
-    /// The number of coordinates: the product of the shape.
-    fn size(&self) -> PyResult<i64> {
-        self.inner.size().map_err(err)
+    /// The number of coordinates: the product of the shape (a `Sym` for a symbolic layout).
+    fn size(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        if let Some(r) = self.sym_fn(py, "size") {
+            return r;
+        }
+        int_to_py(py, &self.inner.size().map_err(err)?)
     }
 
-    /// One past the largest offset (0 for no offsets).
-    fn cosize(&self) -> PyResult<i64> {
-        self.inner.cosize().map_err(err)
+    /// One past the largest offset (0 for no offsets; a `Sym` for a symbolic layout).
+    fn cosize(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        if let Some(r) = self.sym_fn(py, "cosize") {
+            return r;
+        }
+        int_to_py(py, &self.inner.cosize().map_err(err)?)
     }
 
     /// The number of top-level modes (1 for an int shape).
-    fn rank(&self) -> usize {
-        self.inner.rank()
+    fn rank(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        if let Some(r) = self.sym_fn(py, "rank") {
+            return r;
+        }
+        int_to_py(py, &(self.inner.rank() as i64))
     }
 
     /// The nesting depth of the shape (0 for an int shape).
-    fn depth(&self) -> usize {
-        self.inner.depth()
+    fn depth(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        if let Some(r) = self.sym_fn(py, "depth") {
+            return r;
+        }
+        int_to_py(py, &(self.inner.depth() as i64))
+    }
+
+    /// Whether the layout has symbolic extents or strides (built from `tessera.params`).
+    #[getter]
+    fn symbolic(&self) -> bool {
+        self.sym.is_some()
     }
 
     /// `L(i)`, `L(coord)` or `L(c0, c1, ...)`: the offset of an index or a coordinate.
     #[pyo3(signature = (*args))]
     fn __call__(&self, py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
+        self.no_sym("evaluation")?;
         let p = match coord_of(args)? {
             Value::Int(i) => self.inner.eval_index(&i),
             c => self.inner.eval(&c.to_coord().map_err(err)?),
@@ -86,6 +141,7 @@ impl Layout {
 
     /// `L[i]`: mode `i` as a layout (negative `i` counts from the end).
     fn __getitem__(&self, i: isize) -> PyResult<Self> {
+        self.no_sym("indexing")?;
         let r = self.inner.rank() as isize;
         let k = if i < 0 { i + r } else { i };
         if k < 0 || k >= r {
@@ -95,37 +151,56 @@ impl Layout {
             .inner
             .mode(k as usize)
             .ok_or_else(|| PyIndexError::new_err("no such mode"))?;
-        Ok(Layout { inner: m })
+        Ok(Layout::of(m))
     }
 
-    fn __len__(&self) -> usize {
-        self.inner.rank()
+    fn __len__(&self) -> PyResult<usize> {
+        self.no_sym("len")?;
+        Ok(self.inner.rank())
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other.cast::<Layout>().is_ok_and(|o| o.get().inner == self.inner)
+        other.cast::<Layout>().is_ok_and(|o| {
+            let o = o.get();
+            match (&o.sym, &self.sym) {
+                (None, None) => o.inner == self.inner,
+                (Some(a), Some(b)) => std::sync::Arc::ptr_eq(&a.ctx, &b.ctx) && a.text == b.text,
+                _ => false,
+            }
+        })
     }
 
     fn __hash__(&self) -> u64 {
-        hash_of(&self.inner)
+        match &self.sym {
+            Some(v) => hash_of(&v.text),
+            None => hash_of(&self.inner),
+        }
     }
 
     fn __str__(&self) -> String {
-        self.inner.to_string()
+        match &self.sym {
+            Some(v) => v.text.clone(),
+            None => self.inner.to_string(),
+        }
     }
 
     /// The layout drawn as SVG (`tessera draw`'s picture), so that Jupyter shows it; `None`
     /// (the text `repr` then) when it cannot be drawn, e.g. past 65,536 cells.
     fn _repr_svg_(&self) -> Option<String> {
+        self.sym.is_none().then_some(())?;
         picture(Value::Layout(self.inner.clone())).map(|p| p.svg())
     }
 
     /// The picture in a minimal HTML page (the SVG inline), for notebooks that prefer HTML.
     fn _repr_html_(&self) -> Option<String> {
+        self.sym.is_none().then_some(())?;
         picture(Value::Layout(self.inner.clone())).map(|p| p.html())
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        if let Some(v) = &self.sym {
+            return Ok(format!("<symbolic Layout {} where {}>", v.text, v.ctx.decl));
+        }
         let shape = self.shape(py)?;
         let stride = self.stride(py)?;
         Ok(format!(
@@ -247,9 +322,7 @@ impl ComposedLayout {
     /// The layout applied first.
     #[getter]
     fn layout(&self) -> Layout {
-        Layout {
-            inner: self.inner.inner.clone(),
-        }
+        Layout::of(self.inner.inner.clone())
     }
 
     /// The shape of the layout.

@@ -8,7 +8,21 @@ use crate::*;
 /// whose `str()` is (a PyCuTe `Layout`, say).
 pub(crate) fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value<i64>> {
     if let Ok(l) = obj.cast::<Layout>() {
+        if let Some(v) = &l.get().sym {
+            return Err(bad(format!(
+                "the symbolic layout {} cannot be used here (only in the algebra functions, \
+                 prove, lower and emit)",
+                v.text
+            )));
+        }
         return Ok(Value::Layout(l.get().inner.clone()));
+    }
+    if let Ok(s) = obj.cast::<Sym>() {
+        return Err(bad(format!(
+            "the symbol {} cannot be used here (only in layouts, the algebra functions, prove, \
+             lower and emit)",
+            s.get().v.text
+        )));
     }
     if obj.is_instance_of::<PyBool>() {
         return Ok(Value::Bool(obj.extract::<bool>()?));
@@ -75,7 +89,7 @@ pub(crate) fn to_py(py: Python<'_>, v: Value<i64>) -> PyResult<Py<PyAny>> {
                 .collect::<PyResult<Vec<_>>>()?;
             PyTuple::new(py, items)?.into_any().unbind()
         }
-        Value::Layout(l) => Py::new(py, Layout { inner: l })?.into_any(),
+        Value::Layout(l) => Py::new(py, Layout::of(l))?.into_any(),
         Value::Composed(c) => Py::new(py, ComposedLayout { inner: c })?.into_any(),
         Value::Swizzle(s) => Py::new(py, Swizzle { inner: s })?.into_any(),
         Value::Bool(b) => PyBool::new(py, b).to_owned().into_any().unbind(),

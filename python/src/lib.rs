@@ -39,11 +39,15 @@ mod builtins;
 mod classes;
 mod convert;
 mod proof;
+mod results;
+mod symbolic;
 
 use builtins::*;
 use classes::*;
 use convert::*;
 use proof::*;
+use results::*;
+use symbolic::*;
 
 /// The Python module `tessera`.
 #[pymodule(name = "tessera")]
@@ -52,11 +56,14 @@ fn tessera_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Layout>()?;
     m.add_class::<Swizzle>()?;
     m.add_class::<ComposedLayout>()?;
+    m.add_class::<Sym>()?;
+    m.add_function(wrap_pyfunction!(params, m)?)?;
     add_builtins(m)?;
     m.add_function(wrap_pyfunction!(recast, m)?)?;
     m.add_function(wrap_pyfunction!(eval, m)?)?;
     m.add_class::<Proof>()?;
     m.add_function(wrap_pyfunction!(prove, m)?)?;
+    m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(lower, m)?)?;
     m.add_function(wrap_pyfunction!(emit, m)?)?;
     m.add_function(wrap_pyfunction!(_builtin_names, m)?)?;

@@ -3,64 +3,16 @@
 #[allow(unused_imports)]
 use crate::*;
 
-/// The text of a Python argument in Tessera's expression language.
-pub(crate) fn text_of(obj: &Bound<'_, PyAny>) -> PyResult<String> {
-    Ok(to_value(obj)?.to_string())
-}
-
-/// A witness of a counterexample as a dict: `name`, `index`, `coord`, `value`.
-pub(crate) fn witness_to_py<'py>(
-    py: Python<'py>,
-    w: &tessera::verifier::Witness,
-) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    d.set_item("name", &w.name)?;
-    d.set_item("index", w.index)?;
-    d.set_item("coord", &w.coord)?;
-    d.set_item("value", &w.value)?;
-    Ok(d)
-}
-
-/// The answer of [`prove`]: the verdict, a counterexample when refuted, the time taken.
-#[pyclass(module = "tessera", frozen, name = "Proof")]
-pub struct Proof {
-    /// `proved`, `refuted`, `unknown` or `internal error`.
-    #[pyo3(get)]
-    verdict: String,
-    /// For a refutation: a dict with `summary` (one line), `params` (a dict of parameter
-    /// values) and `witnesses` (a list of dicts: `name`, `index`, `coord`, `value`); else
-    /// `None`.
-    #[pyo3(get)]
-    counterexample: Py<PyAny>,
-    /// Why the answer is `unknown` or an internal error (`None` otherwise).
-    #[pyo3(get)]
-    reason: Option<String>,
-    /// Seconds spent proving.
-    #[pyo3(get)]
-    time: f64,
-    /// The assertion proved, as `tessera check` writes it.
-    #[pyo3(get)]
-    assertion: String,
-}
-
-#[pymethods]
-impl Proof {
-    /// `True` when the property is proved.
-    fn __bool__(&self) -> bool {
-        self.verdict == "proved"
-    }
-
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        let detail = match (&self.reason, self.counterexample.is_none(py)) {
-            (Some(r), _) => format!(": {r}"),
-            (None, false) => format!(": {}", self.counterexample.bind(py).get_item("summary")?.str()?),
-            _ => String::new(),
-        };
-        Ok(format!(
-            "<Proof {}: {}{detail} ({:.3}s)>",
-            self.assertion, self.verdict, self.time
-        ))
-    }
+/// The text of a (possibly symbolic) argument and the session to read it in: its parameters'
+/// for a symbolic one, an empty one otherwise.
+fn text_and_session(obj: &Bound<'_, PyAny>) -> PyResult<(String, lang::Session)> {
+    let mut ctx = None;
+    let src = sym_text(obj, &mut ctx)?;
+    let session = match ctx {
+        Some(c) => c.session.clone(),
+        None => lang::Session::new(&[], &[]).map_err(err)?,
+    };
+    Ok((src, session))
 }
 
 /// `prove(property, *args, timeout=60.0, **keywords)`: proves a property of layouts with
@@ -83,14 +35,22 @@ pub(crate) fn prove(
             "timeout must be a positive number of seconds (at most 1e9), not {timeout}"
         )));
     }
-    let mut parts = args.iter().map(|a| text_of(&a)).collect::<PyResult<Vec<_>>>()?;
+    let mut ctx = None;
+    let mut parts = args
+        .iter()
+        .map(|a| sym_text(&a, &mut ctx))
+        .collect::<PyResult<Vec<_>>>()?;
     if let Some(kw) = keywords {
         for (k, v) in kw.iter() {
-            parts.push(format!("{}={}", k.str()?, text_of(&v)?));
+            parts.push(format!("{}={}", k.str()?, sym_text(&v, &mut ctx)?));
         }
     }
     let call = format!("{property}({})", parts.join(", "));
-    let src = format!("assert {call}\n");
+    // Symbolic arguments: the check file declares their parameters, facts included.
+    let src = match &ctx {
+        Some(c) => format!("param {}\nassert {call}\n", c.decl),
+        None => format!("assert {call}\n"),
+    };
     let opts = tessera::verifier::Options {
         timeout_ms: Some(((timeout * 1000.0).round() as u64).max(1)),
     };
@@ -101,35 +61,14 @@ pub(crate) fn prove(
     let outcome = outcome
         .map_err(bad)?
         .ok_or_else(|| bad(format!("{call}: nothing to prove")))?;
-    use tessera::verifier::Verdict;
-    let (counterexample, reason) = match &outcome.verdict {
-        Verdict::Refuted(c) => {
-            let d = PyDict::new(py);
-            d.set_item("summary", &c.summary)?;
-            let params = PyDict::new(py);
-            for (n, v) in &c.params {
-                params.set_item(n, v)?;
-            }
-            d.set_item("params", params)?;
-            let ws = c
-                .witnesses
-                .iter()
-                .map(|w| witness_to_py(py, w))
-                .collect::<PyResult<Vec<_>>>()?;
-            d.set_item("witnesses", PyList::new(py, ws)?)?;
-            (d.into_any().unbind(), None)
-        }
-        Verdict::Invalid(m) => return Err(bad(format!("{call}: {m}"))),
-        Verdict::Unknown(m) | Verdict::Internal(m) => (py.None(), Some(m.clone())),
-        Verdict::Proved => (py.None(), None),
-    };
-    Ok(Proof {
-        verdict: outcome.verdict.word().to_string(),
-        counterexample,
-        reason,
-        time: outcome.elapsed.as_secs_f64(),
-        assertion: call,
-    })
+    if let tessera::verifier::Verdict::Invalid(m) = &outcome.verdict {
+        return Err(bad(format!("{call}: {m}")));
+    }
+    let mut p = Proof::of(py, &outcome)?;
+    p.assertion = call;
+    p.file = None;
+    p.line = None;
+    Ok(p)
 }
 
 /// `lower(L, coords=False)`: the index expression of a layout (or any layout-valued
@@ -137,8 +76,7 @@ pub(crate) fn prove(
 #[pyfunction]
 #[pyo3(signature = (layout, coords = false))]
 pub(crate) fn lower(layout: &Bound<'_, PyAny>, coords: bool) -> PyResult<String> {
-    let src = text_of(layout)?;
-    let session = lang::Session::new(&[], &[]).map_err(err)?;
+    let (src, session) = text_and_session(layout)?;
     tessera::lower::lower_text(&session, &src, coords).map_err(err)
 }
 
@@ -148,9 +86,8 @@ pub(crate) fn lower(layout: &Bound<'_, PyAny>, coords: bool) -> PyResult<String>
 #[pyfunction]
 #[pyo3(signature = (layout, lang = "c", name = "offset_of", coords = false))]
 pub(crate) fn emit(layout: &Bound<'_, PyAny>, lang: &str, name: &str, coords: bool) -> PyResult<String> {
-    let src = text_of(layout)?;
+    let (src, session) = text_and_session(layout)?;
     let l: tessera::codegen::Lang = lang.parse().map_err(|e| bad(format!("{e}")))?;
-    let session = lang::Session::new(&[], &[]).map_err(err)?;
     tessera::emit::emit_text(&session, &src, l, name, coords).map_err(|e| bad(e.to_string()))
 }
 

@@ -6,7 +6,8 @@ from cases import ROOT
 from tessera import Layout
 
 
-def test_readme_python_example_runs():
+def test_readme_python_example_runs(monkeypatch):
+    monkeypatch.chdir(ROOT)  # the example names check files relative to the checkout
     with open(os.path.join(ROOT, "README.md")) as f:
         text = f.read()
     section = text[text.index("## Python") :]
@@ -22,3 +23,8 @@ def test_readme_python_example_results():
     assert repr(tessera.complement(Layout(4, 2), extend=20)) == "Layout((2, 3), (1, 8))"
     p = tessera.prove("injective", Layout((4, 8), (8, 2)))
     assert (p.verdict, p.counterexample["summary"]) == ("refuted", "L(1) == L(16) == 8")
+    M, N = tessera.params("M, N where M % 128 == 0, 1 <= N <= 4096")
+    L = Layout((M, N), (1, M))
+    assert (str(L), repr(L.size())) == ("(M,N):(1,M)", 'Sym("M*N")')
+    assert str(tessera.logical_divide(L, (Layout(128, 1), None))) == "((128,M/128),N):((1,128),M)"
+    assert tessera.prove("injective", L).verdict == "proved"
