@@ -177,6 +177,21 @@ def check(*files: Any, timeout: float = 60.0, threads: Optional[int] = None) -> 
     released while proving. OSError for a file that cannot be read, LayoutError for one that
     cannot be parsed."""
 
+def run(
+    file: Any,
+    kernel: str,
+    bind: Optional[dict[str, int]] = None,
+    threads: Optional[int] = None,
+    **arrays: Any,
+) -> None:
+    """Proves kernel `kernel` of a check file (for every value its facts admit, or else at the
+    bindings), compiles it for `bind` (`{"M": 64}`) and runs it over NumPy arrays named after
+    its tensors (float32, float64, int32, int64, float16, or uint16 holding bfloat16 bits; C or
+    Fortran contiguous, each exactly the tensor's cosize elements in storage order). The arrays
+    it writes are updated in place (copied in and out, not zero-copy). A refuted or unknown
+    proof raises LayoutError naming why, and nothing runs; the GIL is released while proving
+    and running."""
+
 def lower(layout: Any, coords: bool = False) -> str:
     """The index expression of a layout, as `tessera lower` prints it."""
 

@@ -80,12 +80,13 @@ fi
 
 # The Python bindings (python/): a virtual environment (.deps/venv, git-ignored; TESSERA_VENV
 # overrides the path) with maturin, pytest and PyCuTe (the `pycute` package of the
-# nvidia-cutlass wheel, for the differential tests), into which the `tessera` module is built
-# and installed (`maturin develop`, a debug build) by scripts/test.sh.
+# nvidia-cutlass wheel, for the differential tests) and NumPy (for `tessera.run`'s tests), into
+# which the `tessera` module is built and installed (`maturin develop`, a debug build) by
+# scripts/test.sh.
 VENV=${TESSERA_VENV:-.deps/venv}
-PY_PKGS=(maturin==1.16.0 pytest==9.2.0)
+PY_PKGS=(maturin==1.16.0 pytest==9.2.0 "$NUMPY")
 CUTLASS=nvidia-cutlass==4.2.0.0
-if ! "$VENV/bin/python" -c 'import maturin, pytest, pycute' >/dev/null 2>&1; then
+if ! "$VENV/bin/python" -c 'import maturin, pytest, pycute, numpy' >/dev/null 2>&1; then
   echo "setup: creating the Python environment $VENV (${PY_PKGS[*]} $CUTLASS)"
   python3 -m venv "$VENV"
   "$VENV/bin/python" -m pip install --quiet "${PY_PKGS[@]}"

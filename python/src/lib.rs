@@ -5,7 +5,9 @@
 //! converts its Python arguments to values of Tessera's expression language and calls the
 //! built-in of the same name through `tessera::lang::call`, the dispatch of `tessera eval`:
 //! the same results and the same error messages as the command line. Errors are raised as
-//! `tessera.LayoutError`, a `ValueError`.
+//! `tessera.LayoutError`, a `ValueError`. Symbolic extents (`params`, `symbolic.rs`) evaluate
+//! through `tessera::lang::Session`; `check` and `run` (`results.rs`, `kernel_run.rs`) call the
+//! libraries behind `tessera check` and `tessera run`.
 
 use pyo3::create_exception;
 use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
@@ -38,6 +40,7 @@ pub(crate) fn bad(msg: impl Into<String>) -> PyErr {
 mod builtins;
 mod classes;
 mod convert;
+mod kernel_run;
 mod proof;
 mod results;
 mod symbolic;
@@ -45,6 +48,7 @@ mod symbolic;
 use builtins::*;
 use classes::*;
 use convert::*;
+use kernel_run::*;
 use proof::*;
 use results::*;
 use symbolic::*;
@@ -64,6 +68,7 @@ fn tessera_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Proof>()?;
     m.add_function(wrap_pyfunction!(prove, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(lower, m)?)?;
     m.add_function(wrap_pyfunction!(emit, m)?)?;
     m.add_function(wrap_pyfunction!(_builtin_names, m)?)?;
