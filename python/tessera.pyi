@@ -33,6 +33,9 @@ class Sym:
     @property
     def declaration(self) -> str:
         """The declaration of its parameters, as given to `params`."""
+    def bind(self, **values: int) -> SymInt:
+        """Values bound to parameters: an int when every parameter it names is bound, else a
+        `Sym` over the others (which does not mix with the `params` call's symbols)."""
     def __add__(self, other: SymInt) -> Sym: ...
     def __radd__(self, other: SymInt) -> Sym: ...
     def __sub__(self, other: SymInt) -> Sym: ...
@@ -84,6 +87,11 @@ class Layout:
     @property
     def symbolic(self) -> bool:
         """Whether the layout has symbolic extents or strides (built from `params`)."""
+    def bind(self, **values: int) -> Layout:
+        """Values bound to parameters (`L.bind(M=256)`), as `tessera eval --bind` does: concrete
+        when every parameter it names is bound, else symbolic over the others (a new context,
+        which does not mix with the `params` call's symbols). LayoutError for a value the facts
+        do not admit."""
     def __call__(self, *coord: Any) -> Any:
         """`L(i)`, `L(coord)` or `L(c0, c1, ...)`: the offset."""
     def __getitem__(self, i: int) -> Layout:

@@ -121,6 +121,20 @@ impl Layout {
         int_to_py(py, &(self.inner.depth() as i64))
     }
 
+    /// The layout with values bound to parameters (`L.bind(M=256, N=64)`), as `tessera eval
+    /// --bind` does: a concrete `Layout` when every parameter it names is bound, else a
+    /// symbolic one over the others (which does not mix with the symbols of the `params`
+    /// call). A value the facts do not admit raises `LayoutError`; a concrete layout takes no
+    /// values and returns itself.
+    #[pyo3(signature = (**values))]
+    fn bind(slf: &Bound<'_, Self>, values: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
+        match &slf.get().sym {
+            Some(v) => sym_bind(slf.py(), v, values),
+            None if values.is_none_or(|d| d.is_empty()) => Ok(slf.clone().into_any().unbind()),
+            None => Err(bad("bind: the layout has no parameters")),
+        }
+    }
+
     /// Whether the layout has symbolic extents or strides (built from `tessera.params`).
     #[getter]
     fn symbolic(&self) -> bool {

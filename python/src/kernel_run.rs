@@ -119,12 +119,21 @@ pub(crate) fn run(
         (r, buffers)
     });
     result.map_err(|e| bad(format!("{kernel}: {e}")))?;
+    // The arrays the kernel changed, each checked writeable before any is written.
+    let mut changed = Vec::new();
     for ((a, arg), b) in objs.iter().zip(&args).zip(&buffers) {
         let out = b.to_le_bytes();
-        if out == arg.bytes {
-            continue;
+        if out != arg.bytes {
+            if !a.getattr("flags")?.getattr("writeable")?.is_truthy()? {
+                return Err(PyValueError::new_err(
+                    "run(): the kernel wrote a read-only array; no array was updated",
+                ));
+            }
+            changed.push((a, out));
         }
-        let np = py.import("numpy")?;
+    }
+    let np = py.import("numpy")?;
+    for (a, out) in changed {
         let dtype = a.getattr("dtype")?;
         let fresh = np.call_method1("frombuffer", (pyo3::types::PyBytes::new(py, &out), dtype))?;
         let kw = PyDict::new(py);

@@ -180,6 +180,29 @@ pub(crate) fn sym_layout(shape: &Bound<'_, PyAny>, stride: Option<&Bound<'_, PyA
     })
 }
 
+/// `v` with values bound to some of its parameters (`{"M": 256}`), as `tessera eval --param
+/// ... --bind M=256` does: a concrete value when every parameter it names is bound, else a
+/// symbolic one over the others (in a new context: it does not mix with the old symbols).
+pub(crate) fn sym_bind(
+    py: Python<'_>,
+    v: &SymVal,
+    values: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Py<PyAny>> {
+    let mut binds = Vec::new();
+    if let Some(kw) = values {
+        for (k, x) in kw.iter() {
+            binds.push(format!("{}={}", k.str()?, int_of(&x)?));
+        }
+    }
+    let refs: Vec<&str> = binds.iter().map(String::as_str).collect();
+    let session = lang::Session::new(&[v.ctx.decl.as_str()], &refs).map_err(err)?;
+    let ctx = Arc::new(Ctx {
+        decl: v.ctx.decl.clone(),
+        session,
+    });
+    sym_eval(py, &ctx, &v.text)
+}
+
 /// The text of an arithmetic operand: a symbol in parentheses (which group in arithmetic), an
 /// int as written.
 fn operand(obj: &Bound<'_, PyAny>, ctx: &mut Option<Arc<Ctx>>) -> PyResult<Option<String>> {
@@ -214,6 +237,14 @@ impl Sym {
 
     fn __repr__(&self) -> String {
         format!("Sym({:?})", self.v.text)
+    }
+
+    /// The symbol with values bound to parameters (`M.bind(M=256)`): an int when every
+    /// parameter it names is bound, else a `Sym` over the others (which does not mix with the
+    /// symbols of the `params` call). A value the facts do not admit raises `LayoutError`.
+    #[pyo3(signature = (**values))]
+    fn bind(&self, py: Python<'_>, values: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
+        sym_bind(py, &self.v, values)
     }
 
     /// The declaration of the parameters this symbol ranges over.

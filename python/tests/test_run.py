@@ -91,8 +91,9 @@ def test_bad_arguments():
         tessera.run("missing.tess", "k")
     ro = np.zeros(M * N, np.float32)
     ro.flags.writeable = False
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="read-only"):
         tessera.run(KERNELS, "transpose", bind=BIND, src=np.ones(M * N, np.float32), dst=ro)
+    assert np.all(ro == 0)
 
 
 def test_gil_released_while_running():

@@ -119,3 +119,23 @@ def test_lower_and_emit(mn):
     L = Layout((M, N), (1, M))
     assert "i % M" in tessera.lower(L)
     assert "offset_of" in tessera.emit(L, lang="c")
+
+
+def test_bind(mn):
+    M, N = mn
+    L = Layout((M, N), (1, M))
+    assert L.bind(M=256, N=8) == Layout((256, 8), (1, 256))
+    assert M.bind(M=128) == 128 and (M * N).bind(M=128, N=2) == 256
+    half = L.bind(M=128)
+    assert half.symbolic and str(half) == "(128,N):(1,128)"
+    assert str(half.size()) == "128*N"
+    with pytest.raises(LayoutError, match="cannot be mixed"):
+        tessera.make_layout(half, L)  # a new context
+    with pytest.raises(LayoutError, match="violates"):
+        L.bind(M=100)
+    with pytest.raises(LayoutError, match="not a declared parameter"):
+        L.bind(K=1)
+    C = Layout((4, 8))
+    assert C.bind() is C
+    with pytest.raises(LayoutError):
+        C.bind(M=1)
