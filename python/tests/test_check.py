@@ -50,3 +50,9 @@ def test_check_symbolic_file(tmp_path):
     r = tessera.check(str(f))
     assert [p.verdict for p in r] == ["proved", "refuted"]
     assert "M" in r[1].counterexample["params"]
+
+
+def test_check_kernels():
+    r = tessera.check(os.path.join(ROOT, "examples", "kernels.tess"))
+    assert [p.assertion.split(":")[0] for p in r] == ["kernel transpose", "kernel gemm", "kernel bias_relu"]
+    assert all(p.verdict == "proved" for p in r)
