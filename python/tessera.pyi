@@ -159,6 +159,9 @@ class ComposedLayout:
 class Proof:
     """The answer of `prove`, or of one assertion of `check`."""
 
+    def _repr_html_(self) -> str:
+        """The answer as HTML for notebooks: verdict, assertion, time, and a refutation's picture."""
+
     verdict: str
     """`proved`, `refuted`, `unknown`, `internal error`, or (in `check`) `bad input`."""
     counterexample: Optional[dict[str, Any]]

@@ -44,6 +44,8 @@ pub struct Proof {
     /// The assertion's line in its check file, 1-based (`None` for `prove`).
     #[pyo3(get)]
     pub(crate) line: Option<usize>,
+    /// A refutation's picture (inline SVG, as the HTML report draws it), if it has one.
+    pub(crate) picture: Option<String>,
 }
 
 impl Proof {
@@ -77,12 +79,42 @@ impl Proof {
             assertion: outcome.text.clone(),
             file: Some(outcome.file.clone()),
             line: Some(outcome.line),
+            picture: match (&outcome.verdict, &outcome.property) {
+                (Verdict::Refuted(c), Some(p)) => tessera::check::html::counterexample_picture(p, c),
+                _ => None,
+            },
         })
     }
 }
 
 #[pymethods]
 impl Proof {
+    /// The answer as HTML, for notebooks: the verdict, the assertion and the time, a
+    /// refutation's summary and its picture (the bank map or the layout, the counterexample
+    /// outlined, as `tessera check --html` draws it), or why the answer is unknown.
+    fn _repr_html_(&self, py: Python<'_>) -> PyResult<String> {
+        use tessera::check::html::escape;
+        let mut s = format!(
+            "<div><p><b>{}</b> <code>{}</code> ({:.3} s)</p>",
+            escape(&self.verdict),
+            escape(&self.assertion),
+            self.time
+        );
+        if let Some(r) = &self.reason {
+            s.push_str(&format!("<p>{}</p>", escape(r)));
+        }
+        let cex = self.counterexample.bind(py);
+        if !cex.is_none() {
+            let summary: String = cex.get_item("summary")?.extract()?;
+            s.push_str(&format!("<p>{}</p>", escape(&summary)));
+        }
+        if let Some(p) = &self.picture {
+            s.push_str(p);
+        }
+        s.push_str("</div>");
+        Ok(s)
+    }
+
     /// `True` when the property is proved.
     fn __bool__(&self) -> bool {
         self.verdict == "proved"

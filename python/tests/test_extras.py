@@ -60,3 +60,18 @@ def test_lower_and_emit():
     assert ".visible .func" in tessera.emit(Layout(8, 2), lang="ptx")
     with pytest.raises(LayoutError):
         tessera.emit(Layout(8, 2), lang="cobol")
+
+
+def test_a_refutation_shows_its_picture_in_notebooks():
+    """A refuted proof's HTML has the counterexample drawn, as the check report draws it."""
+    import xml.etree.ElementTree as ET
+
+    p = tessera.prove("injective", tessera.Layout((4, 4), (1, 2)))
+    assert p.verdict == "refuted"
+    html = p._repr_html_()
+    assert "refuted" in html and "<svg" in html
+    ET.fromstring(html)  # well-formed: the SVG inline, the text escaped
+    b = tessera.prove("bank_conflict_free", "(32,32):(32,1)", "(32,32):(1,32)", elem=4, access=4)
+    assert b.verdict == "refuted" and "<svg" in b._repr_html_()
+    ok = tessera.prove("injective", tessera.Layout((4, 4), (1, 4)))
+    assert ok.verdict == "proved" and "<svg" not in ok._repr_html_()
