@@ -59,6 +59,10 @@ pub enum Engine {
     Enumeration,
     /// z3.
     Z3,
+    /// Linear algebra over GF(2) on the bits of the index ([`crate::F2Layout`]): layout
+    /// properties only (see [`crate::prove_by`]); an equivalence of index expressions forced
+    /// to it is `unknown`.
+    F2,
 }
 
 /// The most points (inputs times parameter values) an enumeration visits.
@@ -74,6 +78,10 @@ pub fn prove_equivalent_by(
     opts: &Options,
     engine: Engine,
 ) -> (Verdict, Engine) {
+    if engine == Engine::F2 {
+        let v = Verdict::Unknown("the F2 engine decides layout properties, not equivalences".into());
+        return (v, Engine::F2);
+    }
     let deadline = Deadline::after_ms(opts.timeout_ms);
     if engine != Engine::Z3
         && let Some(r) = enumerate(a, b, domain, facts, deadline, engine == Engine::Enumeration)
