@@ -49,11 +49,13 @@ pub fn prove_equivalent(
     prove_equivalent_by(a, b, domain, facts, opts, Engine::Auto).0
 }
 
-/// The engine of an equivalence proof.
+/// The engine of a proof: of an equivalence ([`prove_equivalent_by`]) or of a property
+/// ([`crate::prove_by`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Engine {
-    /// Enumeration when the domain has at most [`MAX_ENUMERATION`] points, else z3 (as a
-    /// choice only).
+    /// The choice of the engine (as a choice only): for an equivalence, enumeration when the
+    /// domain has at most [`MAX_ENUMERATION`] points, else z3; for a property, F2 where it
+    /// decides it, else z3.
     Auto,
     /// Every point of the domain evaluated (a complete proof on a finite domain).
     Enumeration,
