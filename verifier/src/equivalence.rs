@@ -24,6 +24,7 @@
 
 use crate::context::valuations;
 use crate::deadline::{Deadline, in_own_context};
+use crate::engine::Engine;
 use crate::error::{PResult, ProveError};
 use crate::prove::Options;
 use crate::query::{Outcome, Query, Scope, points_equal};
@@ -47,24 +48,6 @@ pub fn prove_equivalent(
     opts: &Options,
 ) -> Verdict {
     prove_equivalent_by(a, b, domain, facts, opts, Engine::Auto).0
-}
-
-/// The engine of a proof: of an equivalence ([`prove_equivalent_by`]) or of a property
-/// ([`crate::prove_by`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Engine {
-    /// The choice of the engine (as a choice only): for an equivalence, enumeration when the
-    /// domain has at most [`MAX_ENUMERATION`] points, else z3; for a property, F2 where it
-    /// decides it, else z3.
-    Auto,
-    /// Every point of the domain evaluated (a complete proof on a finite domain).
-    Enumeration,
-    /// z3.
-    Z3,
-    /// Linear algebra over GF(2) on the bits of the index ([`crate::F2Layout`]): layout
-    /// properties only (see [`crate::prove_by`]); an equivalence of index expressions forced
-    /// to it is `unknown`.
-    F2,
 }
 
 /// The most points (inputs times parameter values) an enumeration visits.

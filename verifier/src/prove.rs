@@ -7,7 +7,7 @@ use crate::checks::{composition_valid, contiguous, equal, in_bounds, injective, 
 use crate::context::{Ctx, refuted_without_witness};
 use crate::coverage;
 use crate::deadline::{Deadline, in_own_context};
-use crate::equivalence::Engine;
+use crate::engine::Engine;
 use crate::error::PResult;
 use crate::f2;
 use crate::property::{Property, facts, params, validate};
