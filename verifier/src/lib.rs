@@ -27,7 +27,7 @@ mod engine;
 mod enumerate;
 mod equivalence;
 mod error;
-mod f2;
+pub mod f2;
 mod func;
 mod property;
 mod prove;

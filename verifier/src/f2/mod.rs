@@ -24,9 +24,9 @@
 //! Anything else is [`NotInFragment`] with the reason, and the caller asks another engine:
 //! nothing is refused for not being a power of two. Coordinate-valued layouts are outside.
 
-mod bank;
+pub mod bank;
 mod engine;
-mod matrix;
+pub mod matrix;
 
 pub use bank::{F2Bank, bank_degree};
 pub(crate) use engine::answer;

@@ -1,13 +1,14 @@
 //! The F2 engine next to z3 and enumeration on the SM80 fp16 swizzled tile
 //! `Sw<3,3,3> o (R,64):(64,1)` read ldmatrix-style: injectivity and bank-conflict freedom at
-//! 1K, 64K, 1M and 2^30 elements (z3 and enumeration only where they finish in seconds).
+//! 1K, 64K, 1M and 2^30 elements (z3 and enumeration only where they finish in seconds). In
+//! the verifier crate, so that its release build is the verifier's alone.
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::sync::Arc;
 use std::time::Duration;
-use tessera::ir::sym::Facts;
-use tessera::verifier::{Bank, Engine, Func, Options, Property, Verdict, brute, prove_by};
+use tessera_ir::sym::Facts;
+use tessera_verifier::{Bank, Engine, Func, Options, Property, Verdict, brute, prove_by};
 
 /// The tile of `rows` x 64 fp16 elements and its ldmatrix-style reads (as `benches/prover.rs`).
 fn tile(rows: i64) -> (Property, Property) {
