@@ -6,6 +6,11 @@
 //! integers when a parameter is unbounded. [`brute`] answers the same questions by
 //! enumeration on small domains and is the oracle the tests compare z3 against.
 //!
+//! Layouts of powers of two with power-of-two strides that never carry, and swizzles, are
+//! affine maps over GF(2) on the bits of the index: the F2 engine ([`f2`]) answers
+//! injectivity, bijectivity and bank questions on them by ranks of bit matrices, whatever
+//! their size; [`prove_by`] names the engine.
+//!
 //! ```
 //! use std::sync::Arc;
 //! use tessera_verifier::{prove, Func, Options, Property, Verdict};
