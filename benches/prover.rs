@@ -1,4 +1,5 @@
-//! z3 proofs next to brute-force enumeration:
+//! z3 proofs (the F2 engine left out: `benches/f2.rs` compares it) next to brute-force
+//! enumeration:
 //! * injectivity and bank-conflict freedom of swizzled fp16 tiles from 1K to 64K elements;
 //! * injectivity of a tiled `(M,8)` layout for every `M <= 65536` (a multiple of 128): one
 //!   symbolic proof, against enumerating every `M`.
@@ -12,7 +13,7 @@ use tessera::ir::sym::{Facts, SymInt};
 use tessera::ir::{HTuple, Int};
 use tessera::verifier::Bank;
 use tessera::verifier::brute;
-use tessera::verifier::{Func, Options, Property, Verdict, prove};
+use tessera::verifier::{Engine, Func, Options, Property, Verdict, prove, prove_by};
 
 fn func(s: &Arc<Facts>, src: &str) -> Func {
     Func::parse(src, s).unwrap()
@@ -64,17 +65,18 @@ fn sizes(c: &mut Criterion) {
         let (f, b) = tile(rows);
         let inj = Property::Injective(f);
         let bank = Property::BankConflictFree(b);
-        assert_eq!(prove(&inj, &opts), Verdict::Proved);
+        let z3 = |p: &Property| prove_by(p, &opts, Engine::Z3).0;
+        assert_eq!(z3(&inj), Verdict::Proved);
         assert_eq!(brute(&inj, 1 << 30), Verdict::Proved);
-        assert_eq!(prove(&bank, &opts), Verdict::Proved);
+        assert_eq!(z3(&bank), Verdict::Proved);
         g.bench_with_input(BenchmarkId::new("injective_z3", n), &inj, |bch, p| {
-            bch.iter(|| black_box(prove(p, &opts)))
+            bch.iter(|| black_box(z3(p)))
         });
         g.bench_with_input(BenchmarkId::new("injective_brute", n), &inj, |bch, p| {
             bch.iter(|| black_box(brute(p, 1 << 30)))
         });
         g.bench_with_input(BenchmarkId::new("bank_free_z3", n), &bank, |bch, p| {
-            bch.iter(|| black_box(prove(p, &opts)))
+            bch.iter(|| black_box(z3(p)))
         });
         g.bench_with_input(BenchmarkId::new("bank_free_brute", n), &bank, |bch, p| {
             bch.iter(|| black_box(brute(p, 1 << 30)))

@@ -52,8 +52,9 @@ OUTPUT
   a filter for refuted and unknown assertions).
   --timeout SECONDS bounds each assertion (z3, enumeration, re-checks): past it, unknown.
   An equal(X, Y) line also names the prover that answered it: egg (the expressions rewritten
-  with the algebra's laws), normal form (identical coalesced values) or z3; --prover z3
-  skips the first two.
+  with the algebra's laws), normal form (identical coalesced values) or z3; an injective,
+  bijective or bank line answered by linear algebra over GF(2) on the index bits (layouts
+  of powers of two, power-of-two strides, swizzles) names F2. --prover z3 uses z3 alone.
 
 EXIT CODES (the worst verdict's)
   4 internal error, else 3 bad input (file:line:col and a caret, or a usage error such as

@@ -27,7 +27,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tessera_codegen::kernel::{Kernel, kernel_verdict, prove_kernel};
 use tessera_ir::sym::SymInt;
-use tessera_verifier::{Options, Property, Verdict, prove};
+use tessera_verifier::{Engine, Options, Property, Verdict, prove, prove_by};
 
 /// One assertion of a check file.
 #[derive(Clone, Debug)]
@@ -71,6 +71,9 @@ pub enum Prover {
     NormalForm,
     /// z3 (or enumeration) on the values, pointwise.
     Z3,
+    /// The F2 engine: linear algebra over GF(2) on the index bits (`injective`,
+    /// `bijective` and the bank questions on layouts in its fragment).
+    F2,
 }
 
 impl Prover {
@@ -80,6 +83,7 @@ impl Prover {
             Prover::Egg => "egg",
             Prover::NormalForm => "normal form",
             Prover::Z3 => "z3",
+            Prover::F2 => "F2",
         }
     }
 }
@@ -87,10 +91,10 @@ impl Prover {
 /// Which provers `equal` assertions try (`tessera check --prover`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Provers {
-    /// egg, then the normal form, then z3.
+    /// egg, then the normal form, then z3; F2 where it decides the property.
     #[default]
     All,
-    /// z3 alone.
+    /// z3 alone (no egg, no normal form, no F2).
     Z3,
 }
 
@@ -110,7 +114,11 @@ pub fn decide(a: &Assertion, opts: &Options, provers: Provers) -> (Verdict, Opti
             (prove(&a.property, opts), Some(Prover::Z3))
         }
         (Some(_), Provers::Z3) => (prove(&a.property, opts), Some(Prover::Z3)),
-        (None, _) => (prove(&a.property, opts), None),
+        (None, Provers::All) => match prove_by(&a.property, opts, Engine::Auto) {
+            (v, Engine::F2) => (v, Some(Prover::F2)),
+            (v, _) => (v, None),
+        },
+        (None, Provers::Z3) => (prove_by(&a.property, opts, Engine::Z3).0, None),
     }
 }
 
@@ -127,7 +135,7 @@ pub struct Outcome {
     pub verdict: Verdict,
     /// Time spent proving it.
     pub elapsed: Duration,
-    /// The prover that answered an `equal` assertion.
+    /// The prover that answered an `equal` assertion, or F2 where it answered.
     pub prover: Option<Prover>,
     /// The property checked, whose layouts the HTML report shows beside a refutation; none
     /// for a kernel (its counterexample may come from any of its obligations) and for a file

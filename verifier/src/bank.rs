@@ -107,22 +107,43 @@ pub struct Analysis {
 }
 
 /// The concrete geometry of a bank question.
-struct Geometry {
-    smem: Concrete,
-    tv: Concrete,
-    threads: i64,
-    chunks: i64,
-    vpa: i64,
-    phase: i64,
-    words: i64,
+pub(crate) struct Geometry {
+    /// The shared-memory layout.
+    pub smem: Concrete,
+    /// The thread-value layout.
+    pub tv: Concrete,
+    /// Threads (the size of the thread-value layout's mode 0).
+    pub threads: i64,
+    /// Accesses per thread.
+    pub chunks: i64,
+    /// Values per access.
+    pub vpa: i64,
+    /// Threads per phase.
+    pub phase: i64,
+    /// Words one access covers.
+    pub words: i64,
 }
 
 /// Checks that a bank question is well-formed (bad input otherwise), without enumerating.
 pub fn validate(b: &Bank) -> PResult<()> {
-    geometry(b).map(|_| ())
+    shape_of(b).map(|_| ())
 }
 
+/// The geometry of a question small enough to enumerate (at most 2^26 accesses).
 fn geometry(b: &Bank) -> PResult<Geometry> {
+    let g = shape_of(b)?;
+    let values = g.chunks * g.vpa;
+    if g.threads.saturating_mul(values) > 1 << 26 {
+        return Err(ProveError::Unknown(format!(
+            "the thread-value layout has {} accesses; the bank analysis handles up to 2^26",
+            g.threads.saturating_mul(values)
+        )));
+    }
+    Ok(g)
+}
+
+/// The geometry of a well-formed question, whatever its size (bad input otherwise).
+pub(crate) fn shape_of(b: &Bank) -> PResult<Geometry> {
     let bad = |m: String| Err(ProveError::Invalid(format!("bank analysis: {m}")));
     if ![1, 2, 4, 8, 16].contains(&b.access) {
         return bad(format!(
@@ -166,12 +187,6 @@ fn geometry(b: &Bank) -> PResult<Geometry> {
         &tessera_ir::shape::size(&shape.mode(1).unwrap_or_else(|| shape.clone()))?,
         &none,
     )?;
-    if threads.saturating_mul(values) > 1 << 26 {
-        return Err(ProveError::Unknown(format!(
-            "the thread-value layout has {} accesses; the bank analysis handles up to 2^26",
-            threads.saturating_mul(values)
-        )));
-    }
     let vpa = b.access / b.elem;
     if values % vpa != 0 {
         return bad(format!(
@@ -197,7 +212,7 @@ fn geometry(b: &Bank) -> PResult<Geometry> {
 
 impl Geometry {
     /// The byte address of thread `t`'s access `c`, checking contiguity and alignment.
-    fn address(&self, b: &Bank, t: i64, c: i64) -> PResult<i64> {
+    pub(crate) fn address(&self, b: &Bank, t: i64, c: i64) -> PResult<i64> {
         let bad = |m: String| ProveError::Invalid(format!("bank analysis: {m}"));
         let v0 = c * self.vpa;
         let e0 = self.smem.offset(self.tv.offset(t + self.threads * v0)?)?;
@@ -257,6 +272,52 @@ pub struct PhaseCost {
     pub conflict: Option<Conflict>,
 }
 
+/// The cost of the phase of threads `start..end` in access `c`, by direct evaluation.
+pub(crate) fn phase_cost(
+    b: &Bank,
+    g: &Geometry,
+    c: i64,
+    (start, end): (i64, i64),
+    deadline: &Deadline,
+    step: &mut u64,
+) -> PResult<PhaseCost> {
+    // bank -> [(word, thread, address)]
+    // Ordered by bank, so that the reported pair does not depend on hashing.
+    let mut banks: BTreeMap<i64, Vec<(i64, i64, i64)>> = BTreeMap::new();
+    for t in start..end {
+        deadline.poll(*step)?;
+        *step += 1;
+        let a = g.address(b, t, c)?;
+        for j in 0..g.words {
+            let w = a.div_euclid(4) + j;
+            let list = banks.entry(w.rem_euclid(32)).or_default();
+            if !list.iter().any(|x| x.0 == w) {
+                list.push((w, t, byte_in_word(a, w)));
+            }
+        }
+    }
+    let mut cost = PhaseCost {
+        access: c,
+        first: start,
+        end,
+        degree: 1,
+        conflict: None,
+    };
+    for (bank, list) in banks {
+        let d = list.len() as i64;
+        if d > cost.degree {
+            cost.degree = d;
+            cost.conflict = Some(Conflict {
+                access: c,
+                a: (list[0].1, list[0].2),
+                b: (list[1].1, list[1].2),
+                bank,
+            });
+        }
+    }
+    Ok(cost)
+}
+
 /// Visits every phase of every access in order (access by access, threads ascending),
 /// computing its cost by enumeration.
 fn each_phase(b: &Bank, deadline: &Deadline, mut visit: impl FnMut(PhaseCost)) -> PResult<()> {
@@ -266,41 +327,7 @@ fn each_phase(b: &Bank, deadline: &Deadline, mut visit: impl FnMut(PhaseCost)) -
         let mut start = 0;
         while start < g.threads {
             let end = (start + g.phase).min(g.threads);
-            // bank -> [(word, thread, address)]
-            // Ordered by bank, so that the reported pair does not depend on hashing.
-            let mut banks: BTreeMap<i64, Vec<(i64, i64, i64)>> = BTreeMap::new();
-            for t in start..end {
-                deadline.poll(step)?;
-                step += 1;
-                let a = g.address(b, t, c)?;
-                for j in 0..g.words {
-                    let w = a.div_euclid(4) + j;
-                    let list = banks.entry(w.rem_euclid(32)).or_default();
-                    if !list.iter().any(|x| x.0 == w) {
-                        list.push((w, t, byte_in_word(a, w)));
-                    }
-                }
-            }
-            let mut cost = PhaseCost {
-                access: c,
-                first: start,
-                end,
-                degree: 1,
-                conflict: None,
-            };
-            for (bank, list) in banks {
-                let d = list.len() as i64;
-                if d > cost.degree {
-                    cost.degree = d;
-                    cost.conflict = Some(Conflict {
-                        access: c,
-                        a: (list[0].1, list[0].2),
-                        b: (list[1].1, list[1].2),
-                        bank,
-                    });
-                }
-            }
-            visit(cost);
+            visit(phase_cost(b, &g, c, (start, end), deadline, &mut step)?);
             start = end;
         }
     }
@@ -355,7 +382,7 @@ pub fn analyze_by(b: &Bank, deadline: &Deadline) -> PResult<Analysis> {
     Ok(worst)
 }
 
-fn describe(c: &Conflict, degree: Option<i64>) -> String {
+pub(crate) fn describe(c: &Conflict, degree: Option<i64>) -> String {
     let d = degree.map(|d| format!("{d}-way conflict: ")).unwrap_or_default();
     format!(
         "{d}threads {} and {} (access {}) reach bank {} at bytes {} and {}",
@@ -363,7 +390,7 @@ fn describe(c: &Conflict, degree: Option<i64>) -> String {
     )
 }
 
-fn conflict_witnesses(c: &Conflict) -> Vec<Witness> {
+pub(crate) fn conflict_witnesses(c: &Conflict) -> Vec<Witness> {
     vec![
         Witness {
             name: format!("thread {}", c.a.0),
@@ -382,20 +409,24 @@ fn conflict_witnesses(c: &Conflict) -> Vec<Witness> {
 
 /// `conflict_degree(...) OP n`, by exact analysis.
 pub fn degree_verdict(b: &Bank, cmp: Cmp, n: i64, deadline: &Deadline) -> PResult<Verdict> {
-    let a = analyze_by(b, deadline)?;
+    Ok(degree_outcome(&analyze_by(b, deadline)?, cmp, n))
+}
+
+/// The verdict on `conflict_degree(...) OP n` given the analysis.
+pub(crate) fn degree_outcome(a: &Analysis, cmp: Cmp, n: i64) -> Verdict {
     if cmp.holds(a.degree, n) {
-        return Ok(Verdict::Proved);
+        return Verdict::Proved;
     }
     let detail = a
         .conflict
         .as_ref()
         .map(|c| format!(": {}", describe(c, None)))
         .unwrap_or_default();
-    Ok(Verdict::Refuted(Counterexample {
+    Verdict::Refuted(Counterexample {
         params: vec![],
         witnesses: a.conflict.as_ref().map(conflict_witnesses).unwrap_or_default(),
         summary: format!("the degree is {}, not {} {n}{detail}", a.degree, cmp.text()),
-    }))
+    })
 }
 
 /// Conflict-freedom with z3: is there an access and two threads of one phase that reach

@@ -2,7 +2,7 @@
 //! the inverses, composition, contiguity, vectors), with the re-check of its counterexamples
 //! ([`crate::context`]).
 
-use crate::context::{Ctx, below, finish, get, past_end, refuted_without_witness, witness};
+use crate::context::{Ctx, Vals, below, finish, get, past_end, refuted_without_witness, witness};
 use crate::encode::Term;
 use crate::error::{PResult, ProveError};
 use crate::func::{Func, same_point, show_point};
@@ -52,20 +52,26 @@ pub(crate) fn injective(ctx: &Ctx, f: &Func) -> PResult<Verdict> {
     let fx = q.apply(&e, &x, r)?;
     let fy = q.apply(&e, &y, r)?;
     q.assert(&points_equal(&q, &fx, &fy)?);
-    finish(ctx, &q, |ps, idx| {
-        let c = f.at(ps)?;
-        let (x, y) = (get(idx, "x")?, get(idx, "y")?);
-        let n = c.size()?;
-        let (vx, vy) = (c.eval(x)?, c.eval(y)?);
-        if x == y || x >= n || y >= n || !same_point(&vx, &vy) {
-            return Ok(None);
-        }
-        Ok(Some(Counterexample {
-            params: vec![],
-            witnesses: vec![witness("x", &c, x)?, witness("y", &c, y)?],
-            summary: format!("L({x}) == L({y}) == {}", show_point(&vx)),
-        }))
-    })
+    finish(ctx, &q, |ps, idx| recheck_injective(f, ps, idx))
+}
+
+/// Re-checks a collision `x`, `y` (in `idx`) of `f` at the parameters `ps` by evaluation.
+pub(crate) fn recheck_injective(f: &Func, ps: &Vals, idx: &Vals) -> PResult<Option<Counterexample>> {
+    let c = f.at(ps)?;
+    let (x, y) = (get(idx, "x")?, get(idx, "y")?);
+    let n = c.size()?;
+    if x == y || x < 0 || y < 0 || x >= n || y >= n {
+        return Ok(None);
+    }
+    let (vx, vy) = (c.eval(x)?, c.eval(y)?);
+    if !same_point(&vx, &vy) {
+        return Ok(None);
+    }
+    Ok(Some(Counterexample {
+        params: vec![],
+        witnesses: vec![witness("x", &c, x)?, witness("y", &c, y)?],
+        summary: format!("L({x}) == L({y}) == {}", show_point(&vx)),
+    }))
 }
 
 pub(crate) fn in_bounds(ctx: &Ctx, f: &Func, bound: &SymInt) -> PResult<Verdict> {
@@ -77,20 +83,31 @@ pub(crate) fn in_bounds(ctx: &Ctx, f: &Func, bound: &SymInt) -> PResult<Verdict>
     let x = q.index("x", &zero, &n)?;
     let fx = q.apply_offset(&e, &x, r)?;
     q.assert(&Bool::or(&[fx.lt(&zero)?, hi.le(&fx)?]));
-    finish(ctx, &q, |ps, idx| {
-        let c = f.at(ps)?;
-        let x = get(idx, "x")?;
-        let v = c.offset(x)?;
-        let hi = bound.eval(ps)?;
-        if x >= c.size()? || (0..hi).contains(&v) {
-            return Ok(None);
-        }
-        Ok(Some(Counterexample {
-            params: vec![],
-            witnesses: vec![witness("x", &c, x)?],
-            summary: format!("L({x}) = {v} is outside [0, {hi})"),
-        }))
-    })
+    finish(ctx, &q, |ps, idx| recheck_in_bounds(f, bound, ps, idx))
+}
+
+/// Re-checks an index `x` (in `idx`) of `f` whose value leaves `[0, bound)`, by evaluation.
+pub(crate) fn recheck_in_bounds(
+    f: &Func,
+    bound: &SymInt,
+    ps: &Vals,
+    idx: &Vals,
+) -> PResult<Option<Counterexample>> {
+    let c = f.at(ps)?;
+    let x = get(idx, "x")?;
+    if x < 0 || x >= c.size()? {
+        return Ok(None);
+    }
+    let v = c.offset(x)?;
+    let hi = bound.eval(ps)?;
+    if (0..hi).contains(&v) {
+        return Ok(None);
+    }
+    Ok(Some(Counterexample {
+        params: vec![],
+        witnesses: vec![witness("x", &c, x)?],
+        summary: format!("L({x}) = {v} is outside [0, {hi})"),
+    }))
 }
 
 pub(crate) fn equal(ctx: &Ctx, a: &Func, b: &Func) -> PResult<Verdict> {

@@ -24,6 +24,7 @@
 
 use crate::context::valuations;
 use crate::deadline::{Deadline, in_own_context};
+use crate::engine::Engine;
 use crate::error::{PResult, ProveError};
 use crate::prove::Options;
 use crate::query::{Outcome, Query, Scope, points_equal};
@@ -49,18 +50,6 @@ pub fn prove_equivalent(
     prove_equivalent_by(a, b, domain, facts, opts, Engine::Auto).0
 }
 
-/// The engine of an equivalence proof.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Engine {
-    /// Enumeration when the domain has at most [`MAX_ENUMERATION`] points, else z3 (as a
-    /// choice only).
-    Auto,
-    /// Every point of the domain evaluated (a complete proof on a finite domain).
-    Enumeration,
-    /// z3.
-    Z3,
-}
-
 /// The most points (inputs times parameter values) an enumeration visits.
 pub const MAX_ENUMERATION: u128 = 1 << 16;
 
@@ -74,6 +63,10 @@ pub fn prove_equivalent_by(
     opts: &Options,
     engine: Engine,
 ) -> (Verdict, Engine) {
+    if engine == Engine::F2 {
+        let v = Verdict::Unknown("the F2 engine decides layout properties, not equivalences".into());
+        return (v, Engine::F2);
+    }
     let deadline = Deadline::after_ms(opts.timeout_ms);
     if engine != Engine::Z3
         && let Some(r) = enumerate(a, b, domain, facts, deadline, engine == Engine::Enumeration)

@@ -6,6 +6,11 @@
 //! integers when a parameter is unbounded. [`brute`] answers the same questions by
 //! enumeration on small domains and is the oracle the tests compare z3 against.
 //!
+//! Layouts of powers of two with power-of-two strides that never carry, and swizzles, are
+//! affine maps over GF(2) on the bits of the index: the F2 engine ([`f2`]) answers
+//! injectivity, bijectivity and bank questions on them by ranks of bit matrices, whatever
+//! their size; [`prove_by`] names the engine.
+//!
 //! ```
 //! use std::sync::Arc;
 //! use tessera_verifier::{prove, Func, Options, Property, Verdict};
@@ -23,9 +28,11 @@ mod context;
 mod coverage;
 mod deadline;
 mod encode;
+mod engine;
 mod enumerate;
 mod equivalence;
 mod error;
+pub mod f2;
 mod func;
 mod property;
 mod prove;
@@ -37,10 +44,12 @@ mod width;
 pub use bank::{Analysis, Bank, Cmp, Conflict, PhaseCost, analyze, analyze_by, phases, phases_by};
 pub use brute::{DEFAULT_WORK, brute};
 pub use deadline::Deadline;
-pub use equivalence::{Engine, MAX_ENUMERATION, prove_equivalent, prove_equivalent_by};
+pub use engine::Engine;
+pub use equivalence::{MAX_ENUMERATION, prove_equivalent, prove_equivalent_by};
 pub use error::ProveError;
+pub use f2::{BitMatrix, F2Bank, F2Layout, Fragment, MAX_BITS, NotInFragment, bank_degree};
 pub use func::{Concrete, Func, Point};
 pub use property::{Property, facts, params, validate};
-pub use prove::{Options, prove};
+pub use prove::{Options, prove, prove_by};
 pub use validated::{VALIDATION_TIMEOUT_MS, Validated, simplify_validated};
 pub use verdict::{Counterexample, Verdict, Witness};

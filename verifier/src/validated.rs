@@ -17,7 +17,8 @@
 //! assert_eq!(v.expr.cost().div_mod, 0);
 //! ```
 
-use crate::equivalence::{Engine, prove_equivalent_by};
+use crate::engine::Engine;
+use crate::equivalence::prove_equivalent_by;
 use crate::prove::Options;
 use crate::verdict::Verdict;
 use std::sync::Arc;
