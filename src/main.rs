@@ -137,40 +137,7 @@ enum Cmd {
     /// Draw a layout as CuTe's print_layout grid (or a thread-value layout over its tile, or a
     /// bank question), as SVG, TikZ (tex), PNG or HTML.
     #[command(after_help = tessera::draw_cmd::DRAW_HELP)]
-    Draw {
-        /// The layout, e.g. 'Sw<3,3,3> o (8,64):(64,1)'; with --banks, the keywords elem=BYTES
-        /// access=BYTES (as for `prove bank_conflict_free`).
-        args: Vec<String>,
-        /// Write the picture to FILE (default: stdout).
-        #[arg(short = 'o', long = "output", value_name = "FILE")]
-        output: Option<String>,
-        /// svg, tex, png or html (default: the extension of -o, else svg).
-        #[arg(long, value_name = "FORMAT")]
-        format: Option<String>,
-        /// The colouring: index (grey by offset % 8, the default), bank (bank32), bank8,
-        /// bank16, thread (tid % 8, the default with --tv), value, warp, white.
-        #[arg(long, value_name = "COLORING")]
-        color: Option<String>,
-        /// A thread-value layout (threads, values) to draw over its tile, or the accesses of
-        /// a bank question.
-        #[arg(long, value_name = "TV")]
-        tv: Option<String>,
-        /// The (M,N) tile the thread-value layout's offsets fold into (column-major).
-        #[arg(long, value_name = "(M,N)")]
-        tile: Option<String>,
-        /// The shared-memory layout of a bank question (with --tv and elem=, access=).
-        #[arg(long, value_name = "SMEM")]
-        banks: Option<String>,
-        /// Threads whose elements a bank picture outlines heavily, e.g. 0,8.
-        #[arg(long, value_name = "T,..", value_delimiter = ',')]
-        highlight: Vec<i64>,
-        /// Declare symbolic parameters (as for eval).
-        #[arg(long = "param", value_name = "DECL")]
-        params: Vec<String>,
-        /// Substitute a value for a parameter (every parameter must be bound to draw).
-        #[arg(long = "bind", value_name = "NAME=VALUE")]
-        binds: Vec<String>,
-    },
+    Draw(tessera::draw_cmd::DrawArgs),
     /// Evaluate an expression of the layout algebra and print the result.
     #[command(after_help = tessera::language::expression_help())]
     Eval {
@@ -487,29 +454,7 @@ fn run(cli: Cli) -> i32 {
                 exit::BAD_INPUT
             }
         },
-        Cmd::Draw {
-            args,
-            output,
-            format,
-            color,
-            tv,
-            tile,
-            banks,
-            highlight,
-            params,
-            binds,
-        } => tessera::draw_cmd::draw(&tessera::draw_cmd::DrawArgs {
-            args,
-            output,
-            format,
-            color,
-            tv,
-            tile,
-            banks,
-            highlight,
-            params,
-            binds,
-        }),
+        Cmd::Draw(a) => tessera::draw_cmd::draw(&a),
         Cmd::Simplify {
             expr,
             coords,
