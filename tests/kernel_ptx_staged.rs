@@ -11,7 +11,7 @@ mod ptx_run;
 mod ptx_vm;
 
 use proptest::prelude::*;
-use ptx_run::{assemble, bytes, ptx_against_interpreter, ptx_equals_interpreter};
+use ptx_run::{assemble, ptx_against_interpreter, ptx_equals_interpreter};
 use std::collections::HashMap;
 use tessera::check;
 use tessera_codegen::kernel::{Buffer, ElemType, Op, Proved, run};
@@ -318,7 +318,7 @@ proptest! {
         run(&p, &b, &mut want).unwrap();
         jit.run(&mut got, 2).unwrap();
         if jit.bit_exact() {
-            prop_assert!(want.iter().map(bytes).eq(got.iter().map(bytes)), "{file}\nJIT differs");
+            prop_assert!(want.iter().map(Buffer::to_le_bytes).eq(got.iter().map(Buffer::to_le_bytes)), "{file}\nJIT differs");
         } else if let Err(e) = tessera::kernel_bench::compare(k, &want, &got, false) {
             prop_assert!(false, "{file}\nJIT: {e}");
         }

@@ -73,11 +73,6 @@ pub fn assemble(text: &str, arch: Arch, what: &str) {
     }
 }
 
-/// A buffer's bytes (little-endian) and back.
-pub fn bytes(b: &Buffer) -> Vec<u8> {
-    b.to_le_bytes()
-}
-
 /// Emits `p`'s kernel, runs every entry in the PTX interpreter over its grid from the seeded
 /// buffers, and compares every byte with the reference interpreter's result.
 pub fn ptx_equals_interpreter(
@@ -119,7 +114,7 @@ pub fn ptx_against_interpreter(
     let mut want = start.clone();
     run(p, b, &mut want).map_err(|e| format!("interpreter: {e}"))?;
     let module = ptx_vm::Module::parse(&m.text);
-    let mut mem = ptx_vm::Memory::new(start.iter().map(bytes).collect());
+    let mut mem = ptx_vm::Memory::new(start.iter().map(Buffer::to_le_bytes).collect());
     let extent = |name: &str| {
         let x = k.indices.iter().find(|x| x.name == name).unwrap();
         x.extent.eval(b).unwrap()
@@ -141,7 +136,7 @@ pub fn ptx_against_interpreter(
         stats.store_wavefronts = stats.store_wavefronts.max(s.store_wavefronts);
     }
     for (t, w) in want.iter().enumerate() {
-        let (got, w) = (&mem.buffers[t].1, bytes(w));
+        let (got, w) = (&mem.buffers[t].1, w.to_le_bytes());
         let elem = k.tensors[t].elem;
         if let Some(tol) = tol.filter(|_| elem.is_float()) {
             let n = elem.bytes();

@@ -220,22 +220,24 @@ impl Shared {
         &mut self.bytes[a..a + n]
     }
 
-    /// The `n` bytes at `addr`, every one of them written before.
-    fn read(&mut self, addr: u64, n: usize) -> &mut [u8] {
+    /// Thread `t`'s access of `n` bytes at `addr` (a store, or a load of bytes every one of
+    /// which was written before), logged for the wavefront count as the thread's next shared
+    /// access of the round.
+    fn access(&mut self, t: &mut Thread, store: bool, addr: u64, n: usize) -> &mut [u8] {
+        self.log
+            .push((store, self.round, t.seq, t.special["tid.x"], addr, n));
+        t.seq += 1;
         let a = addr as usize;
         let bytes = self.at(addr, n).len();
-        assert!(
-            self.written[a..a + bytes].iter().all(|w| *w),
-            "read of uninitialised shared memory: {n} bytes at {a}"
-        );
-        self.at(addr, n)
-    }
-
-    /// The `n` bytes at `addr`, to be written.
-    fn write(&mut self, addr: u64, n: usize) -> &mut [u8] {
-        let a = addr as usize;
-        let bytes = self.at(addr, n).len();
-        self.written[a..a + bytes].iter_mut().for_each(|w| *w = true);
+        let written = &mut self.written[a..a + bytes];
+        if store {
+            written.iter_mut().for_each(|w| *w = true);
+        } else {
+            assert!(
+                written.iter().all(|w| *w),
+                "read of uninitialised shared memory: {n} bytes at {a}"
+            );
+        }
         self.at(addr, n)
     }
 
@@ -463,14 +465,10 @@ fn exec(
             "ld" if parts[1] == "global" || parts[1] == "shared" => {
                 let addr = t.value(bracket(&a[1]));
                 let n = width(ty);
-                if parts[1] == "shared" {
-                    sh.log.push((false, sh.round, t.seq, t.special["tid.x"], addr, n));
-                    t.seq += 1;
-                }
                 let bytes = if parts[1] == "global" {
                     mem.at(addr, n)
                 } else {
-                    sh.read(addr, n)
+                    sh.access(t, false, addr, n)
                 };
                 let mut w = [0u8; 8];
                 w[..n].copy_from_slice(bytes);
@@ -480,14 +478,10 @@ fn exec(
                 let addr = t.value(bracket(&a[0]));
                 let x = v(1, t);
                 let n = width(ty);
-                if parts[1] == "shared" {
-                    sh.log.push((true, sh.round, t.seq, t.special["tid.x"], addr, n));
-                    t.seq += 1;
-                }
                 let bytes = if parts[1] == "global" {
                     mem.at(addr, n)
                 } else {
-                    sh.write(addr, n)
+                    sh.access(t, true, addr, n)
                 };
                 bytes.copy_from_slice(&x.to_le_bytes()[..n]);
                 continue;
