@@ -176,13 +176,16 @@ class Proof:
     """The check file of the assertion (None for `prove`)."""
     line: Optional[int]
     """The assertion's line in its check file, 1-based (None for `prove`)."""
+    prover: Optional[str]
+    """The prover that answered: egg or normal form (an `equal` closed by rewriting), else the engine (F2, structural, enumeration, z3); None for a kernel."""
     def __bool__(self) -> bool:
         """True when proved."""
 
-def prove(property: str, *args: Any, timeout: float = 60.0, **keywords: Any) -> Proof:
-    """Proves a property of layouts as `tessera prove` does (injective, equal, bank_conflict_free, ...); the GIL is released while proving."""
+def prove(property: str, *args: Any, timeout: float = 60.0, engine: str = "auto", **keywords: Any) -> Proof:
+    """Proves a property of layouts as `tessera prove` does (injective, equal, bank_conflict_free, ...);
+    `engine` forces one engine (auto, enum, f2, z3, structural); the GIL is released while proving."""
 
-def check(*files: Any, timeout: float = 60.0, threads: Optional[int] = None) -> list[Proof]:
+def check(*files: Any, timeout: float = 60.0, threads: Optional[int] = None, engine: str = "auto") -> list[Proof]:
     """Proves every assertion of check files (`.tess`) as `tessera check` does: one `Proof` per
     assertion, in file order, with `file` and `line`; `timeout` per assertion; the GIL is
     released while proving. OSError for a file that cannot be read, LayoutError for one that

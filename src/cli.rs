@@ -51,10 +51,13 @@ OUTPUT
   --html FILE (a self-contained page: files collapsed with their counts, counterexamples,
   a filter for refuted and unknown assertions).
   --timeout SECONDS bounds each assertion (z3, enumeration, re-checks): past it, unknown.
-  An equal(X, Y) line also names the prover that answered it: egg (the expressions rewritten
-  with the algebra's laws), normal form (identical coalesced values) or z3; an injective,
-  bijective or bank line answered by linear algebra over GF(2) on the index bits (layouts
-  of powers of two, power-of-two strides, swizzles) names F2. --prover z3 uses z3 alone.
+  Each line names the prover that answered it: for equal(X, Y), egg (the expressions
+  rewritten with the algebra's laws) or normal form (identical coalesced values); then the
+  engine the portfolio chose by cost: F2 (linear algebra over GF(2) on the index bits, for
+  layouts of powers of two, power-of-two strides, swizzles), structural (a layout's extreme
+  values and strides), enumeration (every index) or z3. --engine enum|f2|z3|structural
+  forces one engine for every assertion (unknown where it does not decide); --prover z3 is
+  --engine z3.
 
 EXIT CODES (the worst verdict's)
   4 internal error, else 3 bad input (file:line:col and a caret, or a usage error such as
@@ -174,7 +177,14 @@ fn emit(outcomes: &[check::Outcome], wall: Duration, threads: usize, reports: Re
 }
 
 /// `tessera prove PROPERTY ARGS...`.
-pub fn prove(property: &str, args: &[String], params: &[String], timeout: f64, as_json: bool) -> i32 {
+pub fn prove(
+    property: &str,
+    args: &[String],
+    params: &[String],
+    timeout: f64,
+    as_json: bool,
+    provers: check::Provers,
+) -> i32 {
     let opts = match options(timeout) {
         Ok(o) => o,
         Err(e) => {
@@ -232,7 +242,7 @@ pub fn prove(property: &str, args: &[String], params: &[String], timeout: f64, a
         };
     }
     let t0 = Instant::now();
-    let outcomes = check::run(&cf.assertions, &opts, 1);
+    let outcomes = check::run_with(&cf.assertions, &opts, 1, provers);
     let reports = Reports {
         json: as_json,
         ..Reports::default()

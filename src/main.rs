@@ -48,6 +48,10 @@ enum Cmd {
         /// or `z3` (z3 alone, for comparisons).
         #[arg(long, value_name = "auto|z3", default_value = "auto", value_parser = parse_provers)]
         prover: tessera::check::Provers,
+        /// The engine of every assertion: `auto` (the portfolio: F2, the structural engine,
+        /// enumeration or z3, chosen by cost), or one forced: `enum`, `f2`, `z3`, `structural`.
+        #[arg(long, value_name = "auto|enum|f2|z3", default_value = "auto")]
+        engine: tessera_verifier::Engine,
     },
     /// Run a kernel of a check file, compiled with Cranelift (or, with --target gpu, as PTX on
     /// a CUDA device), after proving its accesses in bounds and its output written once.
@@ -133,6 +137,10 @@ enum Cmd {
         /// Print the result as JSON.
         #[arg(long)]
         json: bool,
+        /// The engine: `auto` (chosen by cost), or one forced: `enum`, `f2`, `z3`,
+        /// `structural`.
+        #[arg(long, value_name = "auto|enum|f2|z3", default_value = "auto")]
+        engine: tessera_verifier::Engine,
     },
     /// Draw a layout as CuTe's print_layout grid (or a thread-value layout over its tile, or a
     /// bank question), as SVG, TikZ (tex), PNG or HTML.
@@ -251,6 +259,22 @@ fn parse_provers(s: &str) -> Result<tessera::check::Provers, String> {
         "auto" => Ok(tessera::check::Provers::All),
         "z3" => Ok(tessera::check::Provers::Z3),
         _ => Err(format!("'{s}' is not a prover choice (auto or z3)")),
+    }
+}
+
+/// `--prover` and `--engine` together: `--prover z3` is `--engine z3`, and it cannot be
+/// combined with another engine.
+fn engines(
+    prover: tessera::check::Provers,
+    engine: tessera_verifier::Engine,
+) -> Result<tessera::check::Provers, String> {
+    match (prover, tessera::check::Provers::engine(engine)) {
+        (tessera::check::Provers::All, p) => Ok(p),
+        (p, tessera::check::Provers::All) => Ok(p),
+        (p, q) if p == q => Ok(p),
+        _ => Err(format!(
+            "--prover z3 and --engine {engine} choose different engines"
+        )),
     }
 }
 
@@ -386,17 +410,24 @@ fn run(cli: Cli) -> i32 {
             timeout,
             jobs,
             prover,
-        } => tessera::cli::check(
-            &paths,
-            tessera::cli::Reports {
-                json,
-                junit: junit.as_deref(),
-                html: html.as_deref(),
-            },
-            timeout,
-            jobs,
-            prover,
-        ),
+            engine,
+        } => match engines(prover, engine) {
+            Err(e) => {
+                eprintln!("error: {e}");
+                exit::BAD_INPUT
+            }
+            Ok(provers) => tessera::cli::check(
+                &paths,
+                tessera::cli::Reports {
+                    json,
+                    junit: junit.as_deref(),
+                    html: html.as_deref(),
+                },
+                timeout,
+                jobs,
+                provers,
+            ),
+        },
         Cmd::Run {
             file,
             kernel,
@@ -447,8 +478,16 @@ fn run(cli: Cli) -> i32 {
             params,
             timeout,
             json,
+            engine,
         } => match check_prove_args(&property, &args, &params) {
-            Ok(()) => tessera::cli::prove(&property, &args, &params, timeout, json),
+            Ok(()) => tessera::cli::prove(
+                &property,
+                &args,
+                &params,
+                timeout,
+                json,
+                tessera::check::Provers::engine(engine),
+            ),
             Err(e) => {
                 eprintln!("error: {e}");
                 exit::BAD_INPUT

@@ -159,9 +159,28 @@ fn junit_report_lists_every_assertion() {
 fn prove_one_off_properties() {
     let out = tessera(&["prove", "injective", "(4,8):(8,1)"]);
     assert_eq!(out.status.code(), Some(0));
+    // The portfolio enumerates a small layout outside the F2 fragment; z3 finds its own
+    // collision.
     let out = tessera(&["prove", "injective", "(4,8):(2,1)"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("L(2) == L(9) == 4"));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("L(1) == L(8) == 2") && text.contains("(enumeration, "),
+        "{text}"
+    );
+    let out = tessera(&["prove", "injective", "(4,8):(2,1)", "--engine", "z3"]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("L(2) == L(9) == 4") && text.contains("(z3, "),
+        "{text}"
+    );
+    let out = tessera(&["prove", "injective", "(4,8):(2,1)", "--engine", "f2"]);
+    assert_eq!(out.status.code(), Some(2), "outside the F2 fragment: unknown");
+    let out = tessera(&["prove", "injective", "(4,8):(2,1)", "--engine", "cvc5"]);
+    assert_eq!(out.status.code(), Some(3));
+    let out = tessera(&["check", "examples", "--prover", "z3", "--engine", "f2"]);
+    assert_eq!(out.status.code(), Some(3));
     let out = tessera(&[
         "prove",
         "conflict_degree",

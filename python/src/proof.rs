@@ -15,21 +15,24 @@ fn text_and_session(obj: &Bound<'_, PyAny>) -> PyResult<(String, lang::Session)>
     Ok((src, session))
 }
 
-/// `prove(property, *args, timeout=60.0, **keywords)`: proves a property of layouts with
-/// Tessera's prover (z3, the bank model, enumeration), as `tessera prove` does:
+/// `prove(property, *args, timeout=60.0, engine="auto", **keywords)`: proves a property of
+/// layouts with Tessera's engines (F2, structural, enumeration, z3: `engine` forces one, as
+/// `tessera prove --engine` does), as `tessera prove` does:
 /// `prove("injective", L)`, `prove("equal", A, B)`, `prove("bank_conflict_free", S, T, elem=2,
 /// access=16)`. The arguments are layouts, tuples or text; keywords are the property's
 /// `NAME=VALUE` options. Returns a [`Proof`]; the GIL is released while proving. A malformed
 /// question (an unknown property, a bad argument) raises `LayoutError`.
 #[pyfunction]
-#[pyo3(signature = (property, *args, timeout = 60.0, **keywords))]
+#[pyo3(signature = (property, *args, timeout = 60.0, engine = "auto", **keywords))]
 pub(crate) fn prove(
     py: Python<'_>,
     property: &str,
     args: &Bound<'_, PyTuple>,
     timeout: f64,
+    engine: &str,
     keywords: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Proof> {
+    let provers = crate::results::engine_choice(engine)?;
     if !(timeout.is_finite() && timeout > 0.0 && timeout <= 1e9) {
         return Err(bad(format!(
             "timeout must be a positive number of seconds (at most 1e9), not {timeout}"
@@ -56,7 +59,11 @@ pub(crate) fn prove(
     };
     let outcome = py.detach(|| {
         let cf = tessera::check::load("<python>", &src).map_err(|e| e.msg)?;
-        Ok::<_, String>(tessera::check::run(&cf.assertions, &opts, 1).into_iter().next())
+        Ok::<_, String>(
+            tessera::check::run_with(&cf.assertions, &opts, 1, provers)
+                .into_iter()
+                .next(),
+        )
     });
     let outcome = outcome
         .map_err(bad)?

@@ -44,6 +44,10 @@ pub struct Proof {
     /// The assertion's line in its check file, 1-based (`None` for `prove`).
     #[pyo3(get)]
     pub(crate) line: Option<usize>,
+    /// The prover that answered: `egg` or `normal form` (an `equal` closed by rewriting),
+    /// else the engine: `F2`, `structural`, `enumeration` or `z3` (`None` for a kernel).
+    #[pyo3(get)]
+    pub(crate) prover: Option<String>,
     /// A refutation's picture (inline SVG, as the HTML report draws it), if it has one.
     pub(crate) picture: Option<String>,
 }
@@ -76,6 +80,7 @@ impl Proof {
             counterexample,
             reason,
             time: outcome.elapsed.as_secs_f64(),
+            prover: outcome.prover.map(|p| p.name().to_string()),
             assertion: outcome.text.clone(),
             file: Some(outcome.file.clone()),
             line: Some(outcome.line),
@@ -145,13 +150,13 @@ fn load_file(path: &str) -> PyResult<tessera::check::CheckFile> {
     tessera::check::load(path, &src).map_err(|e| bad(e.to_string()))
 }
 
-/// `check(*files, timeout=60.0, threads=None)`: proves every assertion of the check files
-/// (`.tess`) as `tessera check` does, returning one `Proof` per assertion in file order, with
-/// `file` and `line` set. `timeout` is per assertion; `threads` (default: the machine's
-/// cores) prove assertions in parallel. The GIL is released while proving. A file that cannot
+/// `check(*files, timeout=60.0, threads=None, engine="auto")`: proves every assertion of the
+/// check files (`.tess`) as `tessera check` does, returning one `Proof` per assertion in file
+/// order, with `file` and `line` set. `timeout` is per assertion; `threads` (default: the
+/// machine's cores) prove assertions in parallel; `engine` is `tessera check --engine`. The GIL is released while proving. A file that cannot
 /// be read raises `OSError`; one that cannot be parsed, `LayoutError`.
 #[pyfunction]
-#[pyo3(signature = (*files, timeout = 60.0, threads = None))]
+#[pyo3(signature = (*files, timeout = 60.0, threads = None, engine = "auto"))]
 pub(crate) fn check(
     py: Python<'_>,
     files: Vec<std::path::PathBuf>,
@@ -176,6 +181,14 @@ pub(crate) fn check(
     let opts = tessera::verifier::Options {
         timeout_ms: Some(((timeout * 1000.0).round() as u64).max(1)),
     };
-    let outcomes = py.detach(|| tessera::check::run(&assertions, &opts, threads));
+    let provers = engine_choice(engine)?;
+    let outcomes = py.detach(|| tessera::check::run_with(&assertions, &opts, threads, provers));
     outcomes.iter().map(|o| Proof::of(py, o)).collect()
+}
+
+/// `engine="auto|enum|f2|z3|structural"` as `tessera check --engine` takes it; `LayoutError`
+/// otherwise.
+pub(crate) fn engine_choice(engine: &str) -> PyResult<tessera::check::Provers> {
+    let e: tessera::verifier::Engine = engine.parse().map_err(bad)?;
+    Ok(tessera::check::Provers::engine(e))
 }

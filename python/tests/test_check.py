@@ -56,3 +56,22 @@ def test_check_kernels():
     r = tessera.check(os.path.join(ROOT, "examples", "kernels.tess"))
     assert [p.assertion.split(":")[0] for p in r] == ["kernel transpose", "kernel gemm", "kernel bias_relu"]
     assert all(p.verdict == "proved" for p in r)
+
+
+def test_engines_are_named_and_forced():
+    # The portfolio names its engine; a forced engine answers alone.
+    p = tessera.prove("injective", "Sw<3,3,3> o (8,64):(64,1)")
+    assert (p.verdict, p.prover) == ("proved", "F2")
+    p = tessera.prove("injective", "(48,40):(1,48)")
+    assert (p.verdict, p.prover) == ("proved", "structural")
+    p = tessera.prove("injective", "(2,3):(3,2)")
+    assert (p.verdict, p.prover) == ("proved", "enumeration")
+    p = tessera.prove("injective", "(2,3):(3,2)", engine="z3")
+    assert (p.verdict, p.prover) == ("proved", "z3")
+    p = tessera.prove("injective", "(2,3):(3,2)", engine="f2")
+    assert p.verdict == "unknown" and "F2 fragment" in p.reason
+    r = tessera.check(BROKEN, engine="enum")
+    assert [p.prover for p in r] == ["enumeration", "enumeration"]
+    assert r[1].verdict == "refuted"
+    with pytest.raises(tessera.LayoutError, match="not an engine"):
+        tessera.prove("injective", "4:1", engine="cvc5")

@@ -27,7 +27,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tessera_codegen::kernel::{Kernel, kernel_verdict, prove_kernel};
 use tessera_ir::sym::SymInt;
-use tessera_verifier::{Engine, Options, Property, Verdict, prove, prove_by};
+use tessera_verifier::{Engine, Options, Property, Verdict, prove_by};
 
 /// One assertion of a check file.
 #[derive(Clone, Debug)]
@@ -62,7 +62,7 @@ pub struct Identity {
     pub rhs_value: Value<SymInt>,
 }
 
-/// The prover that answered an `equal` assertion.
+/// The prover that answered an assertion.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Prover {
     /// Rewriting of the expressions with the algebra's laws (egg).
@@ -71,9 +71,13 @@ pub enum Prover {
     NormalForm,
     /// z3 (or enumeration) on the values, pointwise.
     Z3,
-    /// The F2 engine: linear algebra over GF(2) on the index bits (`injective`,
-    /// `bijective` and the bank questions on layouts in its fragment).
+    /// The F2 engine: linear algebra over GF(2) on the index bits (layouts in its
+    /// fragment: powers of two, power-of-two strides, swizzles).
     F2,
+    /// Every index (and parameter value) evaluated.
+    Enumeration,
+    /// Reasoning on a concrete layout's leaves: its extreme values, its strides.
+    Structural,
 }
 
 impl Prover {
@@ -84,25 +88,58 @@ impl Prover {
             Prover::NormalForm => "normal form",
             Prover::Z3 => "z3",
             Prover::F2 => "F2",
+            Prover::Enumeration => "enumeration",
+            Prover::Structural => "structural",
+        }
+    }
+
+    /// The prover of an engine's answer.
+    pub fn of(e: Engine) -> Prover {
+        match e {
+            Engine::F2 => Prover::F2,
+            Engine::Enumeration => Prover::Enumeration,
+            Engine::Structural => Prover::Structural,
+            Engine::Z3 | Engine::Auto => Prover::Z3,
         }
     }
 }
 
-/// Which provers `equal` assertions try (`tessera check --prover`).
+/// Which provers answer the assertions (`tessera check --prover`, `--engine`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Provers {
-    /// egg, then the normal form, then z3; F2 where it decides the property.
+    /// `equal` assertions: egg, then the normal form; then, for every assertion, the
+    /// portfolio's engines ([`tessera_verifier::plan`]).
     #[default]
     All,
-    /// z3 alone (no egg, no normal form, no F2).
+    /// z3 alone (no egg, no normal form, no other engine).
     Z3,
+    /// One engine alone for every assertion (`--engine enum|f2|structural`): `unknown` where
+    /// it does not decide.
+    Only(Engine),
 }
 
-/// Answers one assertion: an `equal` with its sides tries egg and the normal form before z3.
+impl Provers {
+    /// The choice of `--engine` (`auto`: [`Provers::All`]; `z3`: [`Provers::Z3`]).
+    pub fn engine(e: Engine) -> Provers {
+        match e {
+            Engine::Auto => Provers::All,
+            Engine::Z3 => Provers::Z3,
+            e => Provers::Only(e),
+        }
+    }
+}
+
+/// Answers one assertion: an `equal` with its sides tries egg and the normal form before the
+/// engines; returns the verdict and the prover that gave it (none for a kernel, whose
+/// obligations may each have their own).
 pub fn decide(a: &Assertion, opts: &Options, provers: Provers) -> (Verdict, Option<Prover>) {
     if let Some(k) = &a.kernel {
         return (kernel_verdict(k, &prove_kernel(k, opts)), None);
     }
+    let by = |e: Engine| {
+        let (v, used) = prove_by(&a.property, opts, e);
+        (v, Some(Prover::of(used)))
+    };
     match (&a.identity, provers) {
         (Some(id), Provers::All) => {
             if identity::by_rewriting(&id.lhs, &id.rhs, &identity::Limits::default()).closed {
@@ -111,14 +148,11 @@ pub fn decide(a: &Assertion, opts: &Options, provers: Provers) -> (Verdict, Opti
             if identity::by_normal_form(&id.lhs_value, &id.rhs_value) {
                 return (Verdict::Proved, Some(Prover::NormalForm));
             }
-            (prove(&a.property, opts), Some(Prover::Z3))
+            by(Engine::Auto)
         }
-        (Some(_), Provers::Z3) => (prove(&a.property, opts), Some(Prover::Z3)),
-        (None, Provers::All) => match prove_by(&a.property, opts, Engine::Auto) {
-            (v, Engine::F2) => (v, Some(Prover::F2)),
-            (v, _) => (v, None),
-        },
-        (None, Provers::Z3) => (prove_by(&a.property, opts, Engine::Z3).0, None),
+        (_, Provers::All) => by(Engine::Auto),
+        (_, Provers::Z3) => by(Engine::Z3),
+        (_, Provers::Only(e)) => by(e),
     }
 }
 
@@ -135,7 +169,7 @@ pub struct Outcome {
     pub verdict: Verdict,
     /// Time spent proving it.
     pub elapsed: Duration,
-    /// The prover that answered an `equal` assertion, or F2 where it answered.
+    /// The prover that answered (none for a kernel or a file that could not be loaded).
     pub prover: Option<Prover>,
     /// The property checked, whose layouts the HTML report shows beside a refutation; none
     /// for a kernel (its counterexample may come from any of its obligations) and for a file

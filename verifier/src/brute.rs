@@ -30,36 +30,56 @@ fn refuted(summary: String, ws: Vec<crate::verdict::Witness>, params: &HashMap<S
 /// Answers a property by enumeration of every parameter value the facts admit (for the
 /// parameters the property mentions) and every index, visiting at most `work` points in total.
 pub fn brute(p: &Property, work: u64) -> Verdict {
-    match validate(p).and_then(|()| brute_inner(p, work)) {
+    brute_by(p, work, &Deadline::none())
+}
+
+/// [`brute`] by a deadline: past it, `unknown: timeout`.
+pub fn brute_by(p: &Property, work: u64, deadline: &Deadline) -> Verdict {
+    match validate(p).and_then(|()| brute_inner(p, work, deadline)) {
         Ok(v) => v,
         Err(e) => Verdict::from_error(e),
     }
 }
 
-fn check_work(n: i64, budget: &mut u64) -> Result<()> {
-    let n = n.max(0) as u64;
-    if n > *budget {
-        return Err(ProveError::Unknown("domain too large for brute force".into()));
-    }
-    *budget -= n;
-    Ok(())
+/// What an enumeration may still visit: a number of points, and the assertion's deadline.
+struct Work {
+    left: u64,
+    deadline: Deadline,
+    step: u64,
 }
 
-fn brute_inner(p: &Property, work: u64) -> Result<Verdict> {
+impl Work {
+    /// Takes `n` points from the budget (an `unknown` past it), and checks the deadline.
+    fn take(&mut self, n: i64) -> Result<()> {
+        let n = n.max(0) as u64;
+        if n > self.left {
+            return Err(ProveError::Unknown("domain too large for brute force".into()));
+        }
+        self.left -= n;
+        self.deadline.check()
+    }
+
+    /// One point visited: checks the deadline now and then.
+    fn tick(&mut self) -> Result<()> {
+        self.step += 1;
+        self.deadline.poll(self.step)
+    }
+}
+
+fn brute_inner(p: &Property, work: u64, deadline: &Deadline) -> Result<Verdict> {
     match p {
         Property::BankConflictFree(b) => {
-            let a = bank::analyze(b)?;
-            return Ok(if a.degree == 1 {
-                Verdict::Proved
-            } else {
-                Verdict::Refuted(Counterexample {
+            let a = bank::analyze_by(b, deadline)?;
+            return Ok(match &a.conflict {
+                None => Verdict::Proved,
+                Some(c) => Verdict::Refuted(Counterexample {
                     params: vec![],
-                    witnesses: vec![],
-                    summary: format!("{}-way conflict", a.degree),
-                })
+                    witnesses: bank::conflict_witnesses(c),
+                    summary: bank::describe(c, Some(a.degree)),
+                }),
             });
         }
-        Property::ConflictDegree(b, cmp, n) => return bank::degree_verdict(b, *cmp, *n, &Deadline::none()),
+        Property::ConflictDegree(b, cmp, n) => return bank::degree_verdict(b, *cmp, *n, deadline),
         Property::Compatible(a, b) => {
             return Ok(if shape::compatible(a, b)? {
                 Verdict::Proved
@@ -75,7 +95,11 @@ fn brute_inner(p: &Property, work: u64) -> Result<Verdict> {
     }
     let f = facts(p);
     let vals = valuations(&f, &params(p), work)?;
-    let mut budget = work;
+    let mut budget = Work {
+        left: work,
+        deadline: *deadline,
+        step: 0,
+    };
     for ps in &vals {
         if let Some(v) = one(p, ps, &mut budget)? {
             return Ok(v);
@@ -85,7 +109,7 @@ fn brute_inner(p: &Property, work: u64) -> Result<Verdict> {
 }
 
 /// Checks one valuation; `Some` refutation or `None` when the property holds there.
-fn one(p: &Property, ps: &HashMap<String, i64>, budget: &mut u64) -> Result<Option<Verdict>> {
+fn one(p: &Property, ps: &HashMap<String, i64>, budget: &mut Work) -> Result<Option<Verdict>> {
     match p {
         Property::Injective(f) => injective(&f.at(ps)?, ps, budget),
         Property::InBounds(f, n) => in_bounds(&f.at(ps)?, n.eval(ps)?, ps, budget),
@@ -113,7 +137,7 @@ fn surjective(
     f: &Func,
     n: Option<&SymInt>,
     ps: &HashMap<String, i64>,
-    budget: &mut u64,
+    budget: &mut Work,
 ) -> Result<Option<Verdict>> {
     let c = f.at(ps)?;
     let n = match n {
@@ -121,10 +145,9 @@ fn surjective(
         None => c.size()?,
     };
     let size = c.size()?;
-    check_work(size + n, budget)?;
+    budget.take(size + n)?;
     let mut hit = vec![false; n.max(0) as usize];
-    for x in 0..size {
-        let v = c.offset(x)?;
+    for v in offsets(&c, budget)? {
         if (0..n).contains(&v) {
             hit[v as usize] = true;
         }
@@ -136,7 +159,7 @@ fn surjective(
 }
 
 /// The same size and the same value at every index.
-fn equal(a: &Func, b: &Func, ps: &HashMap<String, i64>, budget: &mut u64) -> Result<Option<Verdict>> {
+fn equal(a: &Func, b: &Func, ps: &HashMap<String, i64>, budget: &mut Work) -> Result<Option<Verdict>> {
     let (ca, cb) = (a.at(ps)?, b.at(ps)?);
     let (na, nb) = (ca.size()?, cb.size()?);
     if na != nb {
@@ -146,8 +169,24 @@ fn equal(a: &Func, b: &Func, ps: &HashMap<String, i64>, budget: &mut u64) -> Res
             ps,
         )));
     }
-    check_work(na, budget)?;
+    budget.take(na)?;
+    if let (Some(oa), Some(ob)) = (ca.offsets()?, cb.offsets()?) {
+        // Integer values on both sides: compare them in bulk, then report the first index.
+        let Some(x) = (0..na)
+            .zip(oa.iter().zip(&ob))
+            .find(|(_, (x, y))| x != y)
+            .map(|(x, _)| x)
+        else {
+            return Ok(None);
+        };
+        return Ok(Some(refuted(
+            format!("A({x}) = {} but B({x}) = {}", oa[x as usize], ob[x as usize]),
+            vec![witness("A at x", &ca, x)?],
+            ps,
+        )));
+    }
     for x in 0..na {
+        budget.tick()?;
         let (va, vb) = (ca.eval(x)?, cb.eval(x)?);
         if !same_point(&va, &vb) {
             return Ok(Some(refuted(
@@ -166,12 +205,12 @@ fn complement_valid(
     c: &Func,
     n: Option<&SymInt>,
     ps: &HashMap<String, i64>,
-    budget: &mut u64,
+    budget: &mut Work,
 ) -> Result<Option<Verdict>> {
     let (ca, cc) = (a.at(ps)?, c.at(ps)?);
     let (na, nc) = (ca.size()?, cc.size()?);
-    check_work(na + nc, budget)?;
-    let image: HashSet<i64> = (0..na).map(|j| ca.offset(j)).collect::<tessera_ir::Result<_>>()?;
+    budget.take(na + nc)?;
+    let image: HashSet<i64> = offsets(&ca, budget)?.into_iter().collect();
     let mut prev = cc.offset(0)?;
     for i in 1..nc {
         let x = cc.offset(i)?;
@@ -193,12 +232,13 @@ fn complement_valid(
     }
     if let Some(n) = n {
         let n = n.eval(ps)?;
-        check_work(na.saturating_mul(nc).saturating_add(n), budget)?;
+        budget.take(na.saturating_mul(nc).saturating_add(n))?;
         let mut hit = vec![false; n.max(0) as usize];
-        for j in 0..na {
-            let aj = ca.offset(j)?;
-            for i in 0..nc {
-                let v = aj + cc.offset(i)?;
+        let oc = offsets(&cc, budget)?;
+        for aj in offsets(&ca, budget)? {
+            budget.tick()?;
+            for &ci in &oc {
+                let v = aj + ci;
                 if (0..n).contains(&v) {
                     hit[v as usize] = true;
                 }
@@ -217,7 +257,7 @@ fn composition_valid(
     b: &Func,
     r: &Func,
     ps: &HashMap<String, i64>,
-    budget: &mut u64,
+    budget: &mut Work,
 ) -> Result<Option<Verdict>> {
     if !shape::compatible(b.shape(), r.shape())? {
         return Ok(Some(refuted(
@@ -232,8 +272,9 @@ fn composition_valid(
     }
     let (ca, cb, cr) = (a.at(ps)?, b.at(ps)?, r.at(ps)?);
     let n = cb.size()?;
-    check_work(n, budget)?;
+    budget.take(n)?;
     for i in 0..n {
+        budget.tick()?;
         let bi = cb.offset(i)?;
         if !ca.has_index(bi) {
             return Ok(Some(refuted(
@@ -259,13 +300,13 @@ fn composition_valid(
 }
 
 /// `L(i) == L(0) + i`.
-fn contiguous(f: &Func, ps: &HashMap<String, i64>, budget: &mut u64) -> Result<Option<Verdict>> {
+fn contiguous(f: &Func, ps: &HashMap<String, i64>, budget: &mut Work) -> Result<Option<Verdict>> {
     let c = f.at(ps)?;
     let n = c.size()?;
-    check_work(n, budget)?;
-    let base = c.offset(0)?;
-    for i in 1..n {
-        let v = c.offset(i)?;
+    budget.take(n)?;
+    let offs = offsets(&c, budget)?;
+    let base = offs.first().copied().unwrap_or(0);
+    for (i, &v) in (0..).zip(&offs) {
         if v != base + i {
             return Ok(Some(refuted(
                 format!("L({i}) = {v}, not L(0) + {i} = {}", base + i),
@@ -278,7 +319,7 @@ fn contiguous(f: &Func, ps: &HashMap<String, i64>, budget: &mut u64) -> Result<O
 }
 
 /// Runs of `v` indices map to `v` consecutive, aligned offsets.
-fn vectorizable(f: &Func, v: &i64, ps: &HashMap<String, i64>, budget: &mut u64) -> Result<Option<Verdict>> {
+fn vectorizable(f: &Func, v: &i64, ps: &HashMap<String, i64>, budget: &mut Work) -> Result<Option<Verdict>> {
     let c = f.at(ps)?;
     let n = c.size()?;
     if *v < 1 || n % v != 0 {
@@ -288,9 +329,11 @@ fn vectorizable(f: &Func, v: &i64, ps: &HashMap<String, i64>, budget: &mut u64) 
             ps,
         )));
     }
-    check_work(n, budget)?;
+    budget.take(n)?;
+    let offs = offsets(&c, budget)?;
+    let at = |i: i64| offs[i as usize];
     for b in (0..n).step_by(*v as usize) {
-        let x = c.offset(b)?;
+        let x = at(b);
         if x.rem_euclid(*v) != 0 {
             return Ok(Some(refuted(
                 format!("L({b}) = {x} is not a multiple of {v}"),
@@ -299,7 +342,7 @@ fn vectorizable(f: &Func, v: &i64, ps: &HashMap<String, i64>, budget: &mut u64) 
             )));
         }
         for j in 1..*v {
-            let y = c.offset(b + j)?;
+            let y = at(b + j);
             if y != x + j {
                 return Ok(Some(refuted(
                     format!("L({}) = {y}, not L({b}) + {j} = {}", b + j, x + j),
@@ -312,11 +355,23 @@ fn vectorizable(f: &Func, v: &i64, ps: &HashMap<String, i64>, budget: &mut u64) 
     Ok(None)
 }
 
-fn injective(c: &Concrete, ps: &HashMap<String, i64>, budget: &mut u64) -> Result<Option<Verdict>> {
+fn injective(c: &Concrete, ps: &HashMap<String, i64>, budget: &mut Work) -> Result<Option<Verdict>> {
     let n = c.size()?;
-    check_work(n, budget)?;
+    budget.take(n)?;
     if let Some(offs) = c.offsets()? {
-        // Integer values: sort the (value, index) pairs and look for neighbours.
+        budget.deadline.check()?;
+        if let Some((y, x)) = repeat_in_bitset(&offs) {
+            return Ok(Some(refuted(
+                format!("L({y}) == L({x}) == {}", offs[x as usize]),
+                vec![witness("x", c, y)?, witness("y", c, x)?],
+                ps,
+            )));
+        }
+        if offs.len() < 2 || span_fits(&offs) {
+            return Ok(None);
+        }
+        // Integer values spread too thin for a bitset: sort the (value, index) pairs and
+        // look for neighbours.
         let mut v: Vec<(i64, i64)> = offs.into_iter().zip(0..).collect();
         v.sort_unstable();
         if let Some(w) = v.windows(2).find(|w| w[0].0 == w[1].0) {
@@ -331,6 +386,7 @@ fn injective(c: &Concrete, ps: &HashMap<String, i64>, budget: &mut u64) -> Resul
     }
     let mut seen: HashMap<Point, i64> = HashMap::with_capacity(n as usize);
     for x in 0..n {
+        budget.tick()?;
         let v = c.eval(x)?;
         // Normalize away zero outputs so equal points compare equal.
         let v: Point = v.into_iter().filter(|(_, x)| *x != 0).collect();
@@ -346,13 +402,10 @@ fn injective(c: &Concrete, ps: &HashMap<String, i64>, budget: &mut u64) -> Resul
     Ok(None)
 }
 
-fn in_bounds(c: &Concrete, hi: i64, ps: &HashMap<String, i64>, budget: &mut u64) -> Result<Option<Verdict>> {
+fn in_bounds(c: &Concrete, hi: i64, ps: &HashMap<String, i64>, budget: &mut Work) -> Result<Option<Verdict>> {
     let n = c.size()?;
-    check_work(n, budget)?;
-    let offs = match c.offsets()? {
-        Some(o) => o,
-        None => (0..n).map(|x| c.offset(x)).collect::<tessera_ir::Result<_>>()?,
-    };
+    budget.take(n)?;
+    let offs = offsets(c, budget)?;
     for (x, v) in (0..).zip(offs) {
         if !(0..hi).contains(&v) {
             return Ok(Some(refuted(
@@ -369,13 +422,15 @@ fn inverse(
     inner: &Concrete,
     outer: &Concrete,
     ps: &HashMap<String, i64>,
-    budget: &mut u64,
+    budget: &mut Work,
     what: &str,
 ) -> Result<Option<Verdict>> {
     let n = inner.size()?;
-    check_work(n, budget)?;
-    for x in 0..n {
-        let fx = inner.offset(x)?;
+    budget.take(n)?;
+    let fxs = offsets(inner, budget)?;
+    let outer_offs = outer.offsets()?;
+    for (x, &fx) in (0..).zip(&fxs) {
+        budget.tick()?;
         if !outer.has_index(fx) {
             return Ok(Some(refuted(
                 format!("{what} is undefined for x = {x}: the inner value {fx} is no index of an F2 layout"),
@@ -383,7 +438,10 @@ fn inverse(
                 ps,
             )));
         }
-        let back = outer.offset(fx)?;
+        let back = match &outer_offs {
+            Some(o) if (0..o.len() as i64).contains(&fx) => o[fx as usize],
+            _ => outer.offset(fx)?,
+        };
         if back != x {
             return Ok(Some(refuted(
                 format!("{what} = {back} for x = {x} (the inner value is {fx})"),
@@ -393,4 +451,53 @@ fn inverse(
         }
     }
     Ok(None)
+}
+
+/// Every offset of an integer-valued function, in index order: the odometer of
+/// [`Concrete::offsets`] where it applies, else one evaluation per index.
+fn offsets(c: &Concrete, budget: &mut Work) -> Result<Vec<i64>> {
+    if let Some(o) = c.offsets()? {
+        budget.deadline.check()?;
+        return Ok(o);
+    }
+    let n = c.size()?;
+    let mut out = Vec::with_capacity(n.max(0) as usize);
+    for x in 0..n {
+        budget.tick()?;
+        out.push(c.offset(x)?);
+    }
+    Ok(out)
+}
+
+/// The bitset of a set of values spans at most this many bits per value.
+const BITS_PER_VALUE: i128 = 64;
+
+/// Whether the values' range is small enough for [`repeat_in_bitset`].
+fn span_fits(offs: &[i64]) -> bool {
+    let (Some(lo), Some(hi)) = (offs.iter().min(), offs.iter().max()) else {
+        return true;
+    };
+    i128::from(*hi) - i128::from(*lo) < BITS_PER_VALUE * (offs.len() as i128).max(64)
+}
+
+/// The first repeated value, as `(first index, repeating index)`, marking the values in a
+/// bitset over their range; `None` when none repeats or the range is too wide.
+fn repeat_in_bitset(offs: &[i64]) -> Option<(i64, i64)> {
+    if !span_fits(offs) {
+        return None;
+    }
+    let lo = *offs.iter().min()?;
+    let hi = *offs.iter().max()?;
+    let span = (i128::from(hi) - i128::from(lo)) as usize + 1;
+    let mut bits = vec![0u64; span.div_ceil(64)];
+    for (x, &v) in offs.iter().enumerate() {
+        let k = (i128::from(v) - i128::from(lo)) as usize;
+        let (w, b) = (k / 64, 1u64 << (k % 64));
+        if bits[w] & b != 0 {
+            let y = offs.iter().position(|&u| u == v)?;
+            return Some((y as i64, x as i64));
+        }
+        bits[w] |= b;
+    }
+    None
 }

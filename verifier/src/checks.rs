@@ -150,19 +150,22 @@ pub(crate) fn equal(ctx: &Ctx, a: &Func, b: &Func) -> PResult<Verdict> {
     let fa = q.apply(&ea, &x, r)?;
     let fb = q.apply(&eb, &x, r)?;
     q.assert(&points_equal(&q, &fa, &fb)?.not());
-    finish(ctx, &q, |ps, idx| {
-        let (ca, cb) = (a.at(ps)?, b.at(ps)?);
-        let x = get(idx, "x")?;
-        let (va, vb) = (ca.eval(x)?, cb.eval(x)?);
-        if x >= ca.size()? || same_point(&va, &vb) {
-            return Ok(None);
-        }
-        Ok(Some(Counterexample {
-            params: vec![],
-            witnesses: vec![witness("A at x", &ca, x)?, witness("B at x", &cb, x)?],
-            summary: format!("A({x}) = {} but B({x}) = {}", show_point(&va), show_point(&vb)),
-        }))
-    })
+    finish(ctx, &q, |ps, idx| recheck_equal(a, b, ps, idx))
+}
+
+/// Re-checks an index `x` (in `idx`) where `a` and `b` differ, by evaluation.
+pub(crate) fn recheck_equal(a: &Func, b: &Func, ps: &Vals, idx: &Vals) -> PResult<Option<Counterexample>> {
+    let (ca, cb) = (a.at(ps)?, b.at(ps)?);
+    let x = get(idx, "x")?;
+    let (va, vb) = (ca.eval(x)?, cb.eval(x)?);
+    if x >= ca.size()? || same_point(&va, &vb) {
+        return Ok(None);
+    }
+    Ok(Some(Counterexample {
+        params: vec![],
+        witnesses: vec![witness("A at x", &ca, x)?, witness("B at x", &cb, x)?],
+        summary: format!("A({x}) = {} but B({x}) = {}", show_point(&va), show_point(&vb)),
+    }))
 }
 
 /// `outer(inner(x)) == x` for `x < size(inner)`.
@@ -191,32 +194,41 @@ pub(crate) fn inverse(ctx: &Ctx, inner: &Func, outer: &Func, what: &str) -> PRes
         fails.push(fx.lt(&zero)?);
     }
     q.assert(&Bool::or(&fails));
-    finish(ctx, &q, |ps, idx| {
-        let (ci, co) = (inner.at(ps)?, outer.at(ps)?);
-        let x = get(idx, "x")?;
-        if x < 0 || x >= ci.size()? {
-            return Ok(None);
-        }
-        let fx = ci.offset(x)?;
-        if !co.has_index(fx) {
-            return Ok(Some(Counterexample {
-                params: vec![],
-                witnesses: vec![witness("x", &ci, x)?],
-                summary: format!(
-                    "{what} is undefined for x = {x}: the inner value {fx} is no index of an F2 layout"
-                ),
-            }));
-        }
-        let back = co.offset(fx)?;
-        if back == x {
-            return Ok(None);
-        }
-        Ok(Some(Counterexample {
+    finish(ctx, &q, |ps, idx| recheck_inverse(inner, outer, what, ps, idx))
+}
+
+/// Re-checks an index `x` (in `idx`) where `outer(inner(x)) != x`, by evaluation.
+pub(crate) fn recheck_inverse(
+    inner: &Func,
+    outer: &Func,
+    what: &str,
+    ps: &Vals,
+    idx: &Vals,
+) -> PResult<Option<Counterexample>> {
+    let (ci, co) = (inner.at(ps)?, outer.at(ps)?);
+    let x = get(idx, "x")?;
+    if x < 0 || x >= ci.size()? {
+        return Ok(None);
+    }
+    let fx = ci.offset(x)?;
+    if !co.has_index(fx) {
+        return Ok(Some(Counterexample {
             params: vec![],
             witnesses: vec![witness("x", &ci, x)?],
-            summary: format!("{what} = {back} for x = {x} (the inner value is {fx})"),
-        }))
-    })
+            summary: format!(
+                "{what} is undefined for x = {x}: the inner value {fx} is no index of an F2 layout"
+            ),
+        }));
+    }
+    let back = co.offset(fx)?;
+    if back == x {
+        return Ok(None);
+    }
+    Ok(Some(Counterexample {
+        params: vec![],
+        witnesses: vec![witness("x", &ci, x)?],
+        summary: format!("{what} = {back} for x = {x} (the inner value is {fx})"),
+    }))
 }
 
 pub(crate) fn composition_valid(ctx: &Ctx, a: &Func, b: &Func, r: &Func) -> PResult<Verdict> {
@@ -252,34 +264,43 @@ pub(crate) fn composition_valid(ctx: &Ctx, a: &Func, b: &Func, r: &Func) -> PRes
         fails.push(bi.lt(&zero)?);
     }
     q.assert(&Bool::or(&fails));
-    finish(ctx, &q, |ps, idx| {
-        let (ca, cb, cr) = (a.at(ps)?, b.at(ps)?, r.at(ps)?);
-        let i = get(idx, "i")?;
-        if i < 0 || i >= cb.size()? {
-            return Ok(None);
-        }
-        let bi = cb.offset(i)?;
-        if !ca.has_index(bi) {
-            return Ok(Some(Counterexample {
-                params: vec![],
-                witnesses: vec![witness("i", &cr, i)?],
-                summary: format!("A(B({i})) is undefined: B({i}) = {bi} is no index of an F2 layout"),
-            }));
-        }
-        let (want, got) = (ca.eval(bi)?, cr.eval(i)?);
-        if same_point(&want, &got) {
-            return Ok(None);
-        }
-        Ok(Some(Counterexample {
+    finish(ctx, &q, |ps, idx| recheck_composition(a, b, r, ps, idx))
+}
+
+/// Re-checks an index `i` (in `idx`) where `R(i) != A(B(i))`, by evaluation.
+pub(crate) fn recheck_composition(
+    a: &Func,
+    b: &Func,
+    r: &Func,
+    ps: &Vals,
+    idx: &Vals,
+) -> PResult<Option<Counterexample>> {
+    let (ca, cb, cr) = (a.at(ps)?, b.at(ps)?, r.at(ps)?);
+    let i = get(idx, "i")?;
+    if i < 0 || i >= cb.size()? {
+        return Ok(None);
+    }
+    let bi = cb.offset(i)?;
+    if !ca.has_index(bi) {
+        return Ok(Some(Counterexample {
             params: vec![],
             witnesses: vec![witness("i", &cr, i)?],
-            summary: format!(
-                "R({i}) = {} but A(B({i})) = A({bi}) = {}",
-                show_point(&got),
-                show_point(&want)
-            ),
-        }))
-    })
+            summary: format!("A(B({i})) is undefined: B({i}) = {bi} is no index of an F2 layout"),
+        }));
+    }
+    let (want, got) = (ca.eval(bi)?, cr.eval(i)?);
+    if same_point(&want, &got) {
+        return Ok(None);
+    }
+    Ok(Some(Counterexample {
+        params: vec![],
+        witnesses: vec![witness("i", &cr, i)?],
+        summary: format!(
+            "R({i}) = {} but A(B({i})) = A({bi}) = {}",
+            show_point(&got),
+            show_point(&want)
+        ),
+    }))
 }
 
 pub(crate) fn contiguous(ctx: &Ctx, f: &Func) -> PResult<Verdict> {
@@ -292,22 +313,25 @@ pub(crate) fn contiguous(ctx: &Ctx, f: &Func) -> PResult<Verdict> {
     let f0 = q.apply_offset(&e, &zero, r)?;
     let fi = q.apply_offset(&e, &i, r)?;
     q.assert(&fi.eq(&f0.add(&i)?)?.not());
-    finish(ctx, &q, |ps, idx| {
-        let c = f.at(ps)?;
-        let i = get(idx, "i")?;
-        if i < 1 || i >= c.size()? {
-            return Ok(None);
-        }
-        let (a, b) = (c.offset(0)?, c.offset(i)?);
-        if a.checked_add(i) == Some(b) {
-            return Ok(None);
-        }
-        Ok(Some(Counterexample {
-            params: vec![],
-            witnesses: vec![witness("0", &c, 0)?, witness("i", &c, i)?],
-            summary: format!("L({i}) = {b}, not L(0) + {i} = {}", i128::from(a) + i128::from(i)),
-        }))
-    })
+    finish(ctx, &q, |ps, idx| recheck_contiguous(f, ps, idx))
+}
+
+/// Re-checks an index `i` (in `idx`) where `L(i) != L(0) + i`, by evaluation.
+pub(crate) fn recheck_contiguous(f: &Func, ps: &Vals, idx: &Vals) -> PResult<Option<Counterexample>> {
+    let c = f.at(ps)?;
+    let i = get(idx, "i")?;
+    if i < 1 || i >= c.size()? {
+        return Ok(None);
+    }
+    let (a, b) = (c.offset(0)?, c.offset(i)?);
+    if a.checked_add(i) == Some(b) {
+        return Ok(None);
+    }
+    Ok(Some(Counterexample {
+        params: vec![],
+        witnesses: vec![witness("0", &c, 0)?, witness("i", &c, i)?],
+        summary: format!("L({i}) = {b}, not L(0) + {i} = {}", i128::from(a) + i128::from(i)),
+    }))
 }
 
 pub(crate) fn vectorizable(ctx: &Ctx, f: &Func, v: i64) -> PResult<Verdict> {

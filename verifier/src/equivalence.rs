@@ -63,9 +63,11 @@ pub fn prove_equivalent_by(
     opts: &Options,
     engine: Engine,
 ) -> (Verdict, Engine) {
-    if engine == Engine::F2 {
-        let v = Verdict::Unknown("the F2 engine decides layout properties, not equivalences".into());
-        return (v, Engine::F2);
+    if matches!(engine, Engine::F2 | Engine::Structural) {
+        let v = Verdict::Unknown(format!(
+            "the {engine} engine decides layout properties, not equivalences"
+        ));
+        return (v, engine);
     }
     let deadline = Deadline::after_ms(opts.timeout_ms);
     if engine != Engine::Z3

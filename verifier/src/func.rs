@@ -240,13 +240,21 @@ impl Concrete {
         i >= 0 || !has_f2(l)
     }
 
-    /// The integer offset at `i` (an error for coordinate-valued functions).
+    /// The integer offset at `i` (an error for coordinate-valued functions). Computed without
+    /// building a [`Point`]: the bank analysis calls it once per thread and access.
     pub fn offset(&self, i: i64) -> Result<i64> {
-        let p = self.eval(i)?;
-        if p.keys().any(|k| k != "offset") {
-            return Err(Error::invalid("expected an integer-valued layout"));
+        match self {
+            Concrete::Layout(l) => match l.eval_index(&i)? {
+                Stride::Int(v) => Ok(v),
+                Stride::F2(v) => i64::try_from(v).map_err(|_| Error::Overflow(format!("F2({v})"))),
+                // A coordinate value with no terms is the point with no outputs: offset 0.
+                s @ Stride::Basis(_) => match s.terms().is_empty() {
+                    true => Ok(0),
+                    false => Err(Error::invalid("expected an integer-valued layout")),
+                },
+            },
+            Concrete::Composed(c) => c.eval_index(&i),
         }
-        Ok(p.get("offset").copied().unwrap_or(0))
     }
 
     /// The natural coordinate of index `i`, for messages.

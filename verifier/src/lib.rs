@@ -7,9 +7,10 @@
 //! enumeration on small domains and is the oracle the tests compare z3 against.
 //!
 //! Layouts of powers of two with power-of-two strides that never carry, and swizzles, are
-//! affine maps over GF(2) on the bits of the index: the F2 engine ([`f2`]) answers
-//! injectivity, bijectivity and bank questions on them by ranks of bit matrices, whatever
-//! their size; [`prove_by`] names the engine.
+//! affine maps over GF(2) on the bits of the index: the F2 engine ([`f2`]) answers most
+//! properties and the bank questions on them by ranks of bit matrices, whatever their size.
+//! The portfolio ([`plan`]) chooses by cost among F2, the structural engine (a concrete
+//! layout's leaves), enumeration and z3; [`prove_by`] names the engine that answered.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -34,21 +35,24 @@ mod equivalence;
 mod error;
 pub mod f2;
 mod func;
+mod portfolio;
 mod property;
 mod prove;
 mod query;
+mod structural;
 mod validated;
 mod verdict;
 mod width;
 
 pub use bank::{Analysis, Bank, Cmp, Conflict, PhaseCost, analyze, analyze_by, phases, phases_by};
-pub use brute::{DEFAULT_WORK, brute};
+pub use brute::{DEFAULT_WORK, brute, brute_by};
 pub use deadline::Deadline;
 pub use engine::Engine;
 pub use equivalence::{MAX_ENUMERATION, prove_equivalent, prove_equivalent_by};
 pub use error::ProveError;
 pub use f2::{BitMatrix, F2Bank, F2Layout, Fragment, MAX_BITS, NotInFragment, bank_degree};
 pub use func::{Concrete, Func, Point};
+pub use portfolio::{ENUM_CUTOFF, ENUM_NS_PER_POINT, Z3_FLOOR_NS, plan, work};
 pub use property::{Property, facts, params, validate};
 pub use prove::{Options, prove, prove_by};
 pub use validated::{VALIDATION_TIMEOUT_MS, Validated, simplify_validated};

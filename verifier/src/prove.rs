@@ -2,16 +2,19 @@
 //! verdict.
 
 use crate::bank;
-use crate::brute::{DEFAULT_WORK, brute};
+use crate::brute::{DEFAULT_WORK, brute_by};
 use crate::checks::{composition_valid, contiguous, equal, in_bounds, injective, inverse, vectorizable};
 use crate::context::{Ctx, refuted_without_witness};
 use crate::coverage;
 use crate::deadline::{Deadline, in_own_context};
 use crate::engine::Engine;
 use crate::error::PResult;
+use crate::error::ProveError;
 use crate::f2;
+use crate::portfolio::plan;
 use crate::property::{Property, facts, params, validate};
 use crate::query::admitted;
+use crate::structural;
 use crate::verdict::Verdict;
 use tessera_ir::shape;
 
@@ -23,8 +26,8 @@ pub struct Options {
     pub timeout_ms: Option<u64>,
 }
 
-/// Proves or refutes a property, within `opts.timeout_ms` for the whole assertion: with the
-/// F2 engine where it decides the property ([`crate::f2`]), else with z3.
+/// Proves or refutes a property, within `opts.timeout_ms` for the whole assertion, with the
+/// engines the portfolio chooses ([`crate::plan`]).
 pub fn prove(p: &Property, opts: &Options) -> Verdict {
     prove_by(p, opts, Engine::Auto).0
 }
@@ -32,11 +35,16 @@ pub fn prove(p: &Property, opts: &Options) -> Verdict {
 /// Like [`prove`], with the engine chosen, to compare them; returns the verdict and the
 /// engine that gave it.
 ///
-/// * `Auto`: F2 for `injective`, `bijective`, `bank_conflict_free` and `conflict_degree` on
-///   concrete layouts in its fragment, else z3 (`conflict_degree`: the exact enumeration).
-/// * `F2`: the F2 engine alone; `unknown` (naming the reason) outside its fragment.
-/// * `Z3`: z3 and the analyses it used before F2 existed.
-/// * `Enumeration`: brute force ([`crate::brute`], up to [`crate::DEFAULT_WORK`] points).
+/// * `Auto`: the engines of [`crate::plan`] in turn, until one decides.
+/// * `F2`: the F2 engine alone ([`crate::f2`]); `unknown` (naming the reason) outside its
+///   fragment.
+/// * `Structural`: reasoning on the leaves alone ([`Engine::Structural`]); `unknown` where it
+///   is not decisive.
+/// * `Z3`: z3 and the analyses it used before the other engines existed.
+/// * `Enumeration`: every parameter value and every index ([`crate::brute`], up to
+///   [`crate::DEFAULT_WORK`] points).
+///
+/// Every refutation is re-checked by direct evaluation and gives every parameter a value.
 ///
 /// ```
 /// use std::sync::Arc;
@@ -45,15 +53,15 @@ pub fn prove(p: &Property, opts: &Options) -> Verdict {
 /// let f = |src: &str| Func::parse(src, &facts).unwrap();
 /// let p = Property::Injective(f("Sw<3,4,3> o (1024,1024):(1024,1)"));
 /// assert_eq!(prove_by(&p, &Options::default(), Engine::Auto), (Verdict::Proved, Engine::F2));
-/// // Outside the fragment: (2,2):(1,1) carries, so z3 answers.
+/// // Outside the fragment, (2,2):(1,1) carries; the structural engine finds its collision.
 /// let p = Property::Injective(f("(2,2):(1,1)"));
 /// let (v, e) = prove_by(&p, &Options::default(), Engine::Auto);
-/// assert!(matches!(v, Verdict::Refuted(_)) && e == Engine::Z3);
+/// assert!(matches!(v, Verdict::Refuted(_)) && e == Engine::Structural);
+/// // (2,3):(3,2) is injective without dominating strides: enumerated.
+/// let p = Property::Injective(f("(2,3):(3,2)"));
+/// assert_eq!(prove_by(&p, &Options::default(), Engine::Auto), (Verdict::Proved, Engine::Enumeration));
 /// ```
 pub fn prove_by(p: &Property, opts: &Options, engine: Engine) -> (Verdict, Engine) {
-    if engine == Engine::Enumeration {
-        return (brute(p, DEFAULT_WORK), Engine::Enumeration);
-    }
     in_own_context(|| {
         let ctx = Ctx {
             facts: facts(p),
@@ -73,21 +81,25 @@ pub fn prove_by(p: &Property, opts: &Options, engine: Engine) -> (Verdict, Engin
 /// where the refutation holds for all of them).
 fn prove_checked(p: &Property, ctx: &Ctx, engine: &mut Engine) -> PResult<Verdict> {
     let mut v = match *engine {
-        Engine::Z3 => prove_any(p, ctx)?,
-        _ => match f2::answer(p, ctx)? {
-            Ok(v) => {
-                *engine = Engine::F2;
-                v
+        Engine::Auto => {
+            let mut last = Verdict::Unknown("no engine decides this property".into());
+            for e in plan(p) {
+                *engine = e;
+                match by(p, ctx, e)? {
+                    Ok(v @ (Verdict::Proved | Verdict::Refuted(_))) => {
+                        last = v;
+                        break;
+                    }
+                    Ok(v) => last = v,
+                    Err(why) => last = Verdict::Unknown(why),
+                }
+                if ctx.deadline.expired() {
+                    break;
+                }
             }
-            Err(why) if *engine == Engine::F2 => Verdict::Unknown(why.to_string()),
-            Err(_) => {
-                *engine = match p {
-                    Property::ConflictDegree(..) => Engine::Enumeration,
-                    _ => Engine::Z3,
-                };
-                prove_any(p, ctx)?
-            }
-        },
+            last
+        }
+        e => by(p, ctx, e)?.unwrap_or_else(Verdict::Unknown),
     };
     if let Verdict::Refuted(c) = &mut v {
         for n in &ctx.params {
@@ -98,6 +110,20 @@ fn prove_checked(p: &Property, ctx: &Ctx, engine: &mut Engine) -> PResult<Verdic
         c.params.sort();
     }
     Ok(v)
+}
+
+/// One engine's answer; `Err` with the reason where it does not decide the property.
+fn by(p: &Property, ctx: &Ctx, e: Engine) -> PResult<Result<Verdict, String>> {
+    Ok(match e {
+        Engine::F2 => f2::answer(p, ctx)?.map_err(|why| why.to_string()),
+        Engine::Structural => structural::answer(p, ctx)?,
+        Engine::Enumeration => match brute_by(p, DEFAULT_WORK, &ctx.deadline) {
+            Verdict::Invalid(m) => return Err(ProveError::Invalid(m)),
+            Verdict::Internal(m) => return Err(ProveError::Internal(m)),
+            v => Ok(v),
+        },
+        Engine::Z3 | Engine::Auto => Ok(prove_any(p, ctx)?),
+    })
 }
 
 fn prove_any(p: &Property, ctx: &Ctx) -> PResult<Verdict> {

@@ -2,13 +2,13 @@
 //! collisions and out-of-bounds indices through [`crate::context::confirm`] (the re-check of
 //! z3's counterexamples), bank degrees by evaluating the first phase.
 
-use super::{F2Layout, Fragment, bank_degree, outside};
+use super::{F2Layout, Fragment, NotInFragment, bank_degree, compare, image, outside};
 use crate::bank::{self, Analysis, Bank, Cmp, Conflict, phase_cost, shape_of};
 use crate::checks::{recheck_in_bounds, recheck_injective};
 use crate::context::{Ctx, Vals, confirm};
 use crate::error::{PResult, ProveError};
 use crate::func::Func;
-use crate::property::Property;
+use crate::property::{Property, funcs};
 use crate::verdict::{Counterexample, Verdict};
 
 /// The F2 engine's verdict on `p`, or why `p` is outside what it decides: injectivity,
@@ -22,7 +22,33 @@ pub(crate) fn answer(p: &Property, ctx: &Ctx) -> PResult<Fragment<Verdict>> {
         Property::Bijective(f) => bijective(f, ctx),
         Property::BankConflictFree(b) => banks(b, ctx, None),
         Property::ConflictDegree(b, cmp, n) => banks(b, ctx, Some((*cmp, *n))),
-        _ => Ok(outside(format!("the F2 engine does not decide {}", p.name()))),
+        _ => other(p, ctx).map(|r| r.map_err(NotInFragment)),
+    }
+}
+
+/// The properties of [`super::image`] and [`super::compare`]: their layouts in the fragment,
+/// else why not.
+fn other(p: &Property, ctx: &Ctx) -> PResult<Result<Verdict, String>> {
+    let get = |f: &Func| layout(f).map_err(|e| e.to_string());
+    let ls = match funcs(p)
+        .into_iter()
+        .map(get)
+        .collect::<Result<Vec<F2Layout>, String>>()
+    {
+        Ok(ls) => ls,
+        Err(why) => return Ok(Err(why)),
+    };
+    match (p, ls.as_slice()) {
+        (Property::InBounds(f, n), [l]) => image::in_bounds(ctx, f, l, n),
+        (Property::Surjective(f, n), [l]) => image::surjective(ctx, f, l, n.as_ref()),
+        (Property::Equal(a, b), [la, lb]) => compare::equal(ctx, a, b, la, lb),
+        (Property::Contiguous(f), [l]) => compare::contiguous(ctx, f, l),
+        (Property::LeftInverseValid(a, b), [la, lb]) => compare::inverse(ctx, (a, la), (b, lb), "R(L(x))"),
+        (Property::RightInverseValid(a, b), [la, lb]) => compare::inverse(ctx, (b, lb), (a, la), "L(R(x))"),
+        (Property::CompositionValid(a, b, r), [la, lb, lr]) => {
+            compare::composition(ctx, (a, la), (b, lb), (r, lr))
+        }
+        _ => Ok(Err(format!("the F2 engine does not decide {}", p.name()))),
     }
 }
 

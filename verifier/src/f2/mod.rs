@@ -25,7 +25,9 @@
 //! nothing is refused for not being a power of two. Coordinate-valued layouts are outside.
 
 pub mod bank;
+mod compare;
 mod engine;
+mod image;
 pub mod matrix;
 
 pub use bank::{F2Bank, bank_degree};

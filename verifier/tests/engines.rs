@@ -1,0 +1,243 @@
+//! Every engine pair agrees: on random concrete layouts covering the input language
+//! (power-of-two layouts in the F2 fragment and their near misses, odd, zero and negative
+//! strides, `F2` and coordinate strides, nested shapes, swizzles with offsets), each property
+//! is answered by enumeration (the oracle), F2, the structural engine, z3 and `auto`. Every
+//! definite answer (proved or refuted) must be the oracle's, a bad-input answer must be bad
+//! input for every engine, and no engine may fail internally. Each engine must decide a
+//! share of the cases, so the agreement is not vacuous.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use tessera_ir::sym::{Facts, SymInt};
+use tessera_ir::{Int, Layout, algebra};
+use tessera_verifier::{Bank, DEFAULT_WORK, Engine, Func, Options, Property, Verdict, brute, prove_by};
+
+/// xorshift64*: reproducible without a dependency.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
+        xs[self.below(xs.len() as u64) as usize]
+    }
+}
+
+fn func(src: &str) -> Func {
+    Func::parse(src, &Arc::new(Facts::default())).unwrap_or_else(|e| panic!("{src}: {e}"))
+}
+
+fn join(xs: &[String]) -> String {
+    match xs {
+        [x] => x.clone(),
+        _ => format!("({})", xs.join(",")),
+    }
+}
+
+/// A random layout text of at most 512 elements.
+fn layout(rng: &mut Rng) -> String {
+    let leaves = 1 + rng.below(4) as usize;
+    let (mut shape, mut stride) = (Vec::new(), Vec::new());
+    let kind = rng.below(6);
+    for _ in 0..leaves {
+        let (s, d) = match kind {
+            // Powers of two with power-of-two or zero strides: mostly in the F2 fragment.
+            0 | 1 => {
+                let s = 1u64 << rng.below(4);
+                let d = match rng.below(6) {
+                    0 => 0,
+                    _ => 1u64 << rng.below(7),
+                };
+                (s.to_string(), d.to_string())
+            }
+            // F2 strides.
+            2 => {
+                let s = 1u64 << rng.below(3);
+                (s.to_string(), format!("F2({})", rng.below(16)))
+            }
+            // Near misses: any extent, odd, zero and negative strides.
+            3 | 4 => {
+                let s = 1 + rng.below(6);
+                let d = rng.below(17) as i64 - 4;
+                (s.to_string(), d.to_string())
+            }
+            // Coordinate strides.
+            _ => {
+                let s = 1 + rng.below(4);
+                (s.to_string(), format!("{}@{}", 1 + rng.below(3), rng.below(2)))
+            }
+        };
+        shape.push(s);
+        stride.push(d);
+    }
+    // Nest the first two leaves now and then.
+    let (shape, stride) = if leaves >= 3 && rng.below(3) == 0 {
+        let nest = |v: &[String]| {
+            let mut out = vec![format!("({},{})", v[0], v[1])];
+            out.extend(v[2..].iter().cloned());
+            out
+        };
+        (nest(&shape), nest(&stride))
+    } else {
+        (shape, stride)
+    };
+    let plain = format!("{}:{}", join(&shape), join(&stride));
+    if kind <= 1 && rng.below(3) == 0 {
+        let b = 1 + rng.below(3);
+        let m = rng.below(3);
+        let s = b + rng.below(3);
+        let off = rng.pick(&["0", "1", "64", "512", "3"]);
+        return format!("Sw<{b},{m},{s}> o {off} o {plain}");
+    }
+    plain
+}
+
+fn plain(f: &Func) -> Option<Layout<SymInt>> {
+    match f {
+        Func::Layout(l) => Some(l.clone()),
+        Func::Composed(_) => None,
+    }
+}
+
+/// The properties asked of one random layout (and a second one of the same kind).
+fn properties(rng: &mut Rng, src: &str, other: &str) -> Vec<Property> {
+    let l = func(src);
+    let k = |v: i64| SymInt::lit(v);
+    let mut out = vec![
+        Property::Injective(l.clone()),
+        Property::Bijective(l.clone()),
+        Property::Contiguous(l.clone()),
+        Property::Surjective(l.clone(), None),
+        Property::Surjective(l.clone(), Some(k(rng.below(20) as i64))),
+        Property::InBounds(l.clone(), k(rng.below(600) as i64 - 20)),
+        Property::Equal(l.clone(), l.clone()),
+        Property::Equal(l.clone(), func(other)),
+    ];
+    if let Ok(n) = l.size() {
+        out.push(Property::InBounds(l.clone(), n));
+    }
+    if let Some(p) = plain(&l) {
+        if let Ok(c) = algebra::coalesce(&p) {
+            out.push(Property::Equal(l.clone(), Func::Layout(c)));
+        }
+        if let Ok(inv) = algebra::left_inverse(&p) {
+            out.push(Property::LeftInverseValid(l.clone(), Func::Layout(inv)));
+        }
+        if let Ok(inv) = algebra::right_inverse(&p) {
+            out.push(Property::RightInverseValid(l.clone(), Func::Layout(inv)));
+        }
+        if let Some(q) = plain(&func(other))
+            && let Ok(r) = algebra::composition(&q, &p)
+        {
+            let (a, b) = (Func::Layout(q), l.clone());
+            out.push(Property::CompositionValid(a.clone(), b.clone(), Func::Layout(r)));
+            out.push(Property::CompositionValid(a, b, func(other)));
+        }
+    }
+    out
+}
+
+/// `proved`, `refuted`, `bad input`, or `None` for no definite answer.
+fn kind(v: &Verdict) -> Option<&'static str> {
+    match v {
+        Verdict::Proved => Some("proved"),
+        Verdict::Refuted(_) => Some("refuted"),
+        Verdict::Invalid(_) => Some("bad input"),
+        Verdict::Unknown(_) => None,
+        Verdict::Internal(m) => panic!("internal error: {m}"),
+    }
+}
+
+#[derive(Default)]
+struct Tally {
+    decided: HashMap<Engine, usize>,
+    cases: usize,
+}
+
+/// Every engine's answer on `p` against the oracle's.
+fn compare(p: &Property, tally: &mut Tally) {
+    let oracle = brute(p, DEFAULT_WORK);
+    let Some(want) = kind(&oracle) else { return };
+    tally.cases += 1;
+    let opts = Options {
+        timeout_ms: Some(20_000),
+    };
+    for e in [Engine::F2, Engine::Structural, Engine::Z3, Engine::Auto] {
+        let (v, by) = prove_by(p, &opts, e);
+        if let Some(got) = kind(&v) {
+            assert_eq!(
+                got,
+                want,
+                "{} of {p:?}: {e:?} (answered by {by:?}) says {v}, enumeration says {oracle}",
+                p.name()
+            );
+            if got != "bad input" {
+                *tally.decided.entry(by).or_default() += 1;
+            }
+        } else {
+            assert_ne!(e, Engine::Auto, "auto left {} of {p:?} undecided: {v}", p.name());
+        }
+    }
+}
+
+#[test]
+fn every_engine_pair_agrees_on_random_layouts() {
+    let mut rng = Rng(0x5eed_f00d_1234_5678);
+    let mut tally = Tally::default();
+    for _ in 0..120 {
+        let (a, b) = (layout(&mut rng), layout(&mut rng));
+        for p in properties(&mut rng, &a, &b) {
+            compare(&p, &mut tally);
+        }
+    }
+    let d = |e| tally.decided.get(&e).copied().unwrap_or(0);
+    eprintln!("{} cases; decided: {:?}", tally.cases, tally.decided);
+    assert!(tally.cases > 1000, "{} cases", tally.cases);
+    for (e, least) in [
+        (Engine::F2, 150),
+        (Engine::Structural, 100),
+        (Engine::Z3, 500),
+        (Engine::Enumeration, 100),
+    ] {
+        assert!(d(e) >= least, "{e:?} decided {} cases, fewer than {least}", d(e));
+    }
+}
+
+/// Bank questions on swizzled, padded and plain tiles: F2 (where it applies), z3, `auto`
+/// and the exact enumeration give the same verdict.
+#[test]
+fn every_engine_pair_agrees_on_bank_questions() {
+    let mut rng = Rng(0xba4c_0001);
+    let mut tally = Tally::default();
+    for _ in 0..40 {
+        let cols = 1u64 << (3 + rng.below(3));
+        let pad = rng.pick(&["0", "0", "1", "4", "8"]).parse::<u64>().unwrap_or(0);
+        let base = format!("(8,{cols}):({},1)", cols + pad);
+        let smem = match rng.below(3) {
+            0 => base,
+            _ => format!("Sw<{},{},3> o {base}", 1 + rng.below(3), rng.below(4)),
+        };
+        // Eight threads per phase reading rows, or 32 reading a column.
+        let (tv, elem, access) = match rng.below(3) {
+            // Thread t reads 8 elements of row t % 8 at column block t / 8.
+            0 => (format!("((8,{}),8):((1,64),8)", cols / 8), 2, 16),
+            1 => (format!("(8,{cols}):(1,8)"), 4, 4),
+            _ => (format!("(8,{cols}):({cols},1)"), 4, 4),
+        };
+        let b = Bank {
+            smem: func(&smem),
+            tv: func(&tv),
+            elem,
+            access,
+        };
+        compare(&Property::BankConflictFree(b), &mut tally);
+    }
+    assert!(tally.cases >= 30, "{} cases", tally.cases);
+}
