@@ -37,6 +37,7 @@ mod func;
 mod property;
 mod prove;
 mod query;
+mod suggest;
 mod validated;
 mod verdict;
 mod width;
@@ -51,5 +52,8 @@ pub use f2::{BitMatrix, F2Bank, F2Layout, Fragment, MAX_BITS, NotInFragment, ban
 pub use func::{Concrete, Func, Point};
 pub use property::{Property, facts, params, validate};
 pub use prove::{Options, prove, prove_by};
+pub use suggest::{
+    Candidate, Change, MAX_COSIZE, MAX_PAD, MAX_PATTERNS, MAX_WORK, Pattern, Suggestions, suggest,
+};
 pub use validated::{VALIDATION_TIMEOUT_MS, Validated, simplify_validated};
 pub use verdict::{Counterexample, Verdict, Witness};
