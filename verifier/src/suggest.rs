@@ -87,7 +87,7 @@ pub const MAX_PATTERNS: usize = 16;
 /// The largest cosize (and size) of the plain layout, in elements.
 pub const MAX_COSIZE: i64 = 1 << 24;
 /// The most thread-value points the exact enumeration may visit over one search.
-pub const MAX_WORK: u64 = 1 << 24;
+pub const MAX_WORK: u64 = 1 << 22;
 
 /// An access pattern: a thread-value layout (mode 0 threads, mode 1 values) with its element
 /// size and access width in bytes, as in `bank_conflict_free(Smem, TV, elem=E, access=W)`.
