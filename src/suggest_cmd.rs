@@ -158,7 +158,9 @@ pub fn read(a: &SuggestArgs) -> Result<(tessera_verifier::Func, Vec<Pattern>), F
     let mut patterns = Vec::new();
     for Assertion { property, .. } in asked {
         let Property::BankConflictFree(b) = property else {
-            return Err((exit::INTERNAL, "internal error: not a bank question".into()));
+            return Err(bad(
+                "each --access must read as one bank_conflict_free(SMEM, TV, ...) question",
+            ));
         };
         smem.get_or_insert_with(|| b.smem.clone());
         patterns.push(Pattern {
@@ -221,12 +223,13 @@ fn text(
     us: u128,
 ) -> String {
     let mut out = format!(
-        "suggest: {} access pattern{} over {plain} (elem={}): {} candidates scored, {} rejected (an access not contiguous or aligned), in {us} us\n",
+        "suggest: {} access pattern{} over {plain} (elem={}): {} candidates, {} with an access not contiguous or aligned  ({:.2} ms)\n",
         patterns.len(),
         if patterns.len() == 1 { "" } else { "s" },
         patterns[0].elem,
         s.searched,
         s.rejected,
+        us as f64 / 1000.0,
     );
     let degrees = |c: &Candidate| {
         c.degrees
@@ -245,7 +248,7 @@ fn text(
     for (rank, p) in proved.iter().enumerate() {
         let c = p.cand;
         out.push_str(&format!(
-            "\n#{}  {}  degrees {}  padding {} bytes\n",
+            "#{}  {}  degrees {}  padding {} bytes\n",
             rank + 1,
             c.smem,
             degrees(c),

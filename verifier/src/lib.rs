@@ -11,6 +11,9 @@
 //! injectivity, bijectivity and bank questions on them by ranks of bit matrices, whatever
 //! their size; [`prove_by`] names the engine.
 //!
+//! [`suggest`] synthesises the swizzle (or row padding) of a plain shared-memory layout that
+//! serves a set of access patterns with the fewest bank conflicts.
+//!
 //! ```
 //! use std::sync::Arc;
 //! use tessera_verifier::{prove, Func, Options, Property, Verdict};
