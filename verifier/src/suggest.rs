@@ -449,3 +449,50 @@ pub fn suggest(plain: &Func, patterns: &[Pattern]) -> PResult<Suggestions> {
         no_padding,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tessera_ir::parse_layout;
+
+    /// `pad(L, p)` is `o -> o + p*floor(o/R)` on every offset, the definition of the module.
+    #[test]
+    fn padding_is_the_row_map_on_offsets() {
+        for (src, r) in [
+            ("((8,16),64):((64,512),1)", 64),
+            ("(32,32):(32,1)", 32),
+            ("(32,(4,8)):(1,(32,128))", 32),
+        ] {
+            let l = parse_layout(src).unwrap();
+            let (row, len) = rows(&l).unwrap();
+            assert_eq!(len, r, "{src}");
+            for p in 1..=MAX_PAD {
+                let q = padded(&l, &row, len, p).unwrap();
+                for i in 0..l.size().unwrap() {
+                    let o = l.eval_index(&i).unwrap().as_int().copied().unwrap();
+                    let want = o + p * (o / r);
+                    assert_eq!(
+                        q.eval_index(&i).unwrap().as_int().copied(),
+                        Some(want),
+                        "{src} p={p}"
+                    );
+                }
+            }
+        }
+        let l = parse_layout("(32,32):(32,1)").unwrap();
+        let (row, r) = rows(&l).unwrap();
+        assert_eq!(padded(&l, &row, r, 1).unwrap().to_string(), "(32,32):(33,1)");
+    }
+
+    #[test]
+    fn no_rows_no_padding() {
+        for (src, why) in [
+            ("1024:1", "one mode"),
+            ("(32,32):(2,64)", "no mode has stride 1"),
+            ("(4,6):(5,1)", "not a positive multiple"),
+        ] {
+            let e = rows(&parse_layout(src).unwrap()).unwrap_err();
+            assert!(e.contains(why), "{src}: {e}");
+        }
+    }
+}
