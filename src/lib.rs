@@ -31,3 +31,4 @@ pub mod lower;
 pub mod npy;
 pub mod run;
 pub mod simplify;
+pub mod suggest_cmd;

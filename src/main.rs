@@ -146,6 +146,10 @@ enum Cmd {
     /// bank question), as SVG, TikZ (tex), PNG or HTML.
     #[command(after_help = tessera::draw_cmd::DRAW_HELP)]
     Draw(tessera::draw_cmd::DrawArgs),
+    /// Suggest the swizzle (or row padding) of a plain shared-memory layout that makes the
+    /// given accesses free of bank conflicts, proved, with the check-file lines asserting it.
+    #[command(after_help = tessera::suggest_cmd::SUGGEST_HELP)]
+    Suggest(tessera::suggest_cmd::SuggestArgs),
     /// Evaluate an expression of the layout algebra and print the result.
     #[command(after_help = tessera::language::expression_help())]
     Eval {
@@ -494,6 +498,7 @@ fn run(cli: Cli) -> i32 {
             }
         },
         Cmd::Draw(a) => tessera::draw_cmd::draw(&a),
+        Cmd::Suggest(a) => tessera::suggest_cmd::suggest(&a),
         Cmd::Simplify {
             expr,
             coords,

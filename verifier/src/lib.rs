@@ -12,6 +12,9 @@
 //! The portfolio ([`plan`]) chooses by cost among F2, the structural engine (a concrete
 //! layout's leaves), enumeration and z3; [`prove_by`] names the engine that answered.
 //!
+//! [`suggest`] synthesises the swizzle (or row padding) of a plain shared-memory layout that
+//! serves a set of access patterns with the fewest bank conflicts.
+//!
 //! ```
 //! use std::sync::Arc;
 //! use tessera_verifier::{prove, Func, Options, Property, Verdict};
@@ -40,6 +43,7 @@ mod property;
 mod prove;
 mod query;
 mod structural;
+mod suggest;
 mod validated;
 mod verdict;
 mod width;
@@ -55,5 +59,8 @@ pub use func::{Concrete, Func, Point};
 pub use portfolio::{ENUM_CUTOFF, ENUM_NS_PER_POINT, Z3_FLOOR_NS, plan, work};
 pub use property::{Property, facts, params, validate};
 pub use prove::{Options, prove, prove_by};
+pub use suggest::{
+    Candidate, Change, MAX_COSIZE, MAX_PAD, MAX_PATTERNS, MAX_WORK, Pattern, Suggestions, suggest,
+};
 pub use validated::{VALIDATION_TIMEOUT_MS, Validated, simplify_validated};
 pub use verdict::{Counterexample, Verdict, Witness};
