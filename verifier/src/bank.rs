@@ -251,7 +251,7 @@ impl Geometry {
 }
 
 /// The first byte of word `w` that an access starting at byte `a` reads.
-fn byte_in_word(a: i64, w: i64) -> i64 {
+pub(crate) fn byte_in_word(a: i64, w: i64) -> i64 {
     a.max(w.saturating_mul(4))
 }
 
@@ -322,6 +322,9 @@ pub(crate) fn phase_cost(
 /// computing its cost by enumeration.
 fn each_phase(b: &Bank, deadline: &Deadline, mut visit: impl FnMut(PhaseCost)) -> PResult<()> {
     let g = geometry(b)?;
+    if crate::bank_scan::each_phase(b, &g, deadline, &mut visit)? {
+        return Ok(());
+    }
     let mut step = 0u64;
     for c in 0..g.chunks {
         let mut start = 0;

@@ -26,6 +26,7 @@
 //! ```
 
 mod bank;
+mod bank_scan;
 mod brute;
 mod checks;
 mod context;

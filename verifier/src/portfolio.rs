@@ -13,9 +13,11 @@
 //! | enumeration | [`ENUM_NS_PER_POINT`] per point it visits ([`work`]) | every concrete property, up to [`crate::DEFAULT_WORK`] points |
 //! | z3 | at least [`Z3_FLOOR_NS`] (a context, a solver, bit-blasting), then anything up to the time limit | everything, symbolic parameters included |
 //!
-//! F2 and the structural engine cost nothing next to the others, so they are asked first
-//! wherever they may decide the property: each either answers exactly or says at once that it
-//! does not decide. After them, a concrete property is enumerated when its estimated time
+//! The structural engine and F2 cost nothing next to the others, so they are asked first
+//! wherever they may decide the property (the structural engine first: it needs no bit
+//! matrix, and it turns a swizzled layout away before instantiating anything): each either
+//! answers exactly or says at once that it does not decide. The rest of the plan (its cost
+//! estimate included) is worked out only when neither decided. After them, a concrete property is enumerated when its estimated time
 //! `work(p) · ENUM_NS_PER_POINT` is below z3's floor, that is when it visits at most
 //! [`ENUM_CUTOFF`] points; past that z3 comes first and enumeration (within its limit) is
 //! the fallback should z3 give up. A bank question on concrete layouts never goes to z3: z3's
@@ -31,7 +33,7 @@
 //! let facts = Arc::new(tessera_ir::sym::Facts::default());
 //! let f = |src: &str| Func::parse(src, &facts).unwrap();
 //! let p = Property::Injective(f("(48,40):(1,50)"));
-//! assert_eq!(plan(&p), vec![Engine::F2, Engine::Structural, Engine::Enumeration, Engine::Z3]);
+//! assert_eq!(plan(&p), vec![Engine::Structural, Engine::F2, Engine::Enumeration, Engine::Z3]);
 //! let p = Property::Equal(f("(2048,1024):(1,2048)"), f("2097152:1"));
 //! assert_eq!(plan(&p), vec![Engine::F2, Engine::Z3, Engine::Enumeration]);
 //! ```
@@ -44,10 +46,10 @@ use tessera_ir::sym::SymInt;
 
 /// The measured time of one enumerated point on the odometer's path (release build), in
 /// nanoseconds.
-pub const ENUM_NS_PER_POINT: u64 = 4;
+pub const ENUM_NS_PER_POINT: u64 = 5;
 
 /// The least time z3 takes on a concrete layout property, in nanoseconds.
-pub const Z3_FLOOR_NS: u64 = 4_000_000;
+pub const Z3_FLOOR_NS: u64 = 2_500_000;
 
 /// The most points the portfolio enumerates before it asks z3 first.
 pub const ENUM_CUTOFF: u64 = Z3_FLOOR_NS / ENUM_NS_PER_POINT;
@@ -59,12 +61,17 @@ const EVAL_WEIGHT: u64 = 32;
 /// The engines [`Engine::Auto`] tries for `p`, in order; each after the first runs only when
 /// those before it did not decide the property.
 pub fn plan(p: &Property) -> Vec<Engine> {
-    if !params(p).is_empty() {
-        return vec![Engine::Z3];
-    }
+    let mut out = cheap(p, !params(p).is_empty());
+    out.extend(costly(p, !params(p).is_empty()));
+    out
+}
+
+/// The engines that cost next to nothing and may decide `p`: the structural engine (its
+/// properties), then F2. Neither runs on a property with parameters.
+pub(crate) fn cheap(p: &Property, has_params: bool) -> Vec<Engine> {
     let mut out = Vec::new();
-    if f2_may_decide(p) {
-        out.push(Engine::F2);
+    if has_params {
+        return out;
     }
     if matches!(
         p,
@@ -72,16 +79,26 @@ pub fn plan(p: &Property) -> Vec<Engine> {
     ) {
         out.push(Engine::Structural);
     }
-    match p {
-        Property::BankConflictFree(_) | Property::ConflictDegree(..) => out.push(Engine::Enumeration),
-        Property::Compatible(..) => out.push(Engine::Z3),
-        _ => match work(p) {
-            Some(w) if w <= ENUM_CUTOFF => out.extend([Engine::Enumeration, Engine::Z3]),
-            Some(w) if w <= DEFAULT_WORK => out.extend([Engine::Z3, Engine::Enumeration]),
-            _ => out.push(Engine::Z3),
-        },
+    if f2_may_decide(p) {
+        out.push(Engine::F2);
     }
     out
+}
+
+/// The complete engines for `p` after the cheap ones, by the cost estimate.
+pub(crate) fn costly(p: &Property, has_params: bool) -> Vec<Engine> {
+    if has_params {
+        return vec![Engine::Z3];
+    }
+    match p {
+        Property::BankConflictFree(_) | Property::ConflictDegree(..) => vec![Engine::Enumeration],
+        Property::Compatible(..) => vec![Engine::Z3],
+        _ => match work(p) {
+            Some(w) if w <= ENUM_CUTOFF => vec![Engine::Enumeration, Engine::Z3],
+            Some(w) if w <= DEFAULT_WORK => vec![Engine::Z3, Engine::Enumeration],
+            _ => vec![Engine::Z3],
+        },
+    }
 }
 
 /// Whether the F2 engine answers this kind of property (on layouts in its fragment).

@@ -11,7 +11,7 @@ use crate::engine::Engine;
 use crate::error::PResult;
 use crate::error::ProveError;
 use crate::f2;
-use crate::portfolio::plan;
+use crate::portfolio;
 use crate::property::{Property, facts, params, validate};
 use crate::query::admitted;
 use crate::structural;
@@ -82,8 +82,17 @@ pub fn prove_by(p: &Property, opts: &Options, engine: Engine) -> (Verdict, Engin
 fn prove_checked(p: &Property, ctx: &Ctx, engine: &mut Engine) -> PResult<Verdict> {
     let mut v = match *engine {
         Engine::Auto => {
+            let has_params = !ctx.params.is_empty();
             let mut last = Verdict::Unknown("no engine decides this property".into());
-            for e in plan(p) {
+            // The costly engines' plan is worked out only when the cheap ones did not decide.
+            let cheap = portfolio::cheap(p, has_params).into_iter();
+            let mut costly = None;
+            let mut next = cheap.chain(std::iter::from_fn(|| {
+                costly
+                    .get_or_insert_with(|| portfolio::costly(p, has_params).into_iter())
+                    .next()
+            }));
+            while let Some(e) = next.next() {
                 *engine = e;
                 match by(p, ctx, e)? {
                     Ok(v @ (Verdict::Proved | Verdict::Refuted(_))) => {

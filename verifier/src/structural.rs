@@ -60,6 +60,11 @@ struct Affine {
 
 /// The function's leaves, when it is concrete, integer-strided and unswizzled.
 fn affine(f: &Func) -> Result<Affine, String> {
+    if let Func::Composed(c) = f
+        && c.swizzle.is_some()
+    {
+        return Err("the layout is swizzled".into());
+    }
     if f.partial() || !f.syms().iter().all(|s| s.as_const().is_some()) {
         return Err(format!("{f} is not a concrete integer-strided layout"));
     }

@@ -179,7 +179,7 @@ fn from_layout(l: &Layout<i64>) -> Fragment<F2Layout> {
     let mut cols: Vec<u64> = Vec::new();
     for (s, d) in l.flat_shape().iter().zip(l.flat_stride()) {
         let Some(bits) = log2_exact(*s) else {
-            return outside(format!("the extent {s} of {l} is not a power of two"));
+            return outside(format!("the extent {s} is not a power of two"));
         };
         if cols.len() + bits as usize > MAX_BITS - 1 {
             return outside(format!("{l} has more than 2^62 indices"));
