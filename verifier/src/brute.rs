@@ -1,9 +1,8 @@
 //! Brute force: the same questions answered by enumerating every parameter value and every
 //! index. The test oracle for every z3 answer, and the reference for small domains.
 
-use crate::bank;
+use crate::bank_symbolic;
 use crate::context::{valuations, witness};
-use crate::deadline::Deadline;
 use crate::error::{PResult, ProveError};
 use crate::func::{Concrete, Func, Point, same_point, show_point};
 use crate::property::{Property, facts, params, validate};
@@ -47,19 +46,11 @@ fn check_work(n: i64, budget: &mut u64) -> Result<()> {
 
 fn brute_inner(p: &Property, work: u64) -> Result<Verdict> {
     match p {
-        Property::BankConflictFree(b) => {
-            let a = bank::analyze(b)?;
-            return Ok(if a.degree == 1 {
-                Verdict::Proved
-            } else {
-                Verdict::Refuted(Counterexample {
-                    params: vec![],
-                    witnesses: vec![],
-                    summary: format!("{}-way conflict", a.degree),
-                })
-            });
+        // Every admitted valuation of the parameters, the exact analysis at each.
+        Property::BankConflictFree(b) => return bank_symbolic::brute(b, None, &facts(p), work),
+        Property::ConflictDegree(b, cmp, n) => {
+            return bank_symbolic::brute(b, Some((*cmp, *n)), &facts(p), work);
         }
-        Property::ConflictDegree(b, cmp, n) => return bank::degree_verdict(b, *cmp, *n, &Deadline::none()),
         Property::Compatible(a, b) => {
             return Ok(if shape::compatible(a, b)? {
                 Verdict::Proved

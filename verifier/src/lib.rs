@@ -22,6 +22,7 @@
 //! ```
 
 mod bank;
+mod bank_symbolic;
 mod brute;
 mod checks;
 mod context;

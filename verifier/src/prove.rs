@@ -2,6 +2,7 @@
 //! verdict.
 
 use crate::bank;
+use crate::bank_symbolic;
 use crate::brute::{DEFAULT_WORK, brute};
 use crate::checks::{composition_valid, contiguous, equal, in_bounds, injective, inverse, vectorizable};
 use crate::context::{Ctx, refuted_without_witness};
@@ -73,6 +74,12 @@ pub fn prove_by(p: &Property, opts: &Options, engine: Engine) -> (Verdict, Engin
 /// where the refutation holds for all of them).
 fn prove_checked(p: &Property, ctx: &Ctx, engine: &mut Engine) -> PResult<Verdict> {
     let mut v = match *engine {
+        // Bank questions with parameters: their own module picks enumeration or z3.
+        _ if let Some((b, cmp)) = bank_symbolic::question(p) => {
+            let (v, e) = bank_symbolic::answer(b, cmp, ctx, *engine)?;
+            *engine = e;
+            v
+        }
         Engine::Z3 => prove_any(p, ctx)?,
         _ => match f2::answer(p, ctx)? {
             Ok(v) => {
