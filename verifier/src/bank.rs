@@ -30,7 +30,7 @@ use crate::error::{PResult, ProveError};
 use crate::func::{Concrete, Func};
 use crate::query::{Outcome, Query, Scope, output_range};
 use crate::verdict::{Counterexample, Verdict, Witness};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 use tessera_ir::sym::{Facts, Interval, SymInt};
 use tessera_ir::{Codomain, Int};
@@ -129,12 +129,26 @@ pub(crate) struct Geometry {
 /// rank, a concrete thread count); the rest is checked per valuation
 /// ([`crate::bank_symbolic`]).
 pub fn validate(b: &Bank) -> PResult<()> {
-    if crate::bank_symbolic::is_symbolic(b) {
+    if is_symbolic(b) {
         check_static(b)?;
         threads_of(b).map(|_| ())
     } else {
         shape_of(b).map(|_| ())
     }
+}
+
+/// The parameters of a bank question.
+pub(crate) fn params(b: &Bank) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for s in b.smem.syms().iter().chain(b.tv.syms().iter()) {
+        crate::func::params_of(s, &mut out);
+    }
+    out
+}
+
+/// Whether a bank question has parameters.
+pub(crate) fn is_symbolic(b: &Bank) -> bool {
+    !params(b).is_empty()
 }
 
 /// The geometry of a question small enough to enumerate (at most 2^26 accesses).

@@ -30,15 +30,14 @@
 //! the reason. Every query and enumeration obeys the deadline: a timeout is `unknown`.
 
 use crate::bank::{
-    self, Analysis, Bank, Cmp, Geometry, analyze_at, byte_in_word, conflict_witnesses, describe, mode_size,
-    phase_cost, shape_at, threads_of,
+    self, Analysis, Bank, Cmp, Geometry, analyze_at, byte_in_word, conflict_witnesses, describe, is_symbolic,
+    mode_size, params, phase_cost, shape_at, threads_of,
 };
 use crate::context::{Ctx, Vals, confirm, valuations};
 use crate::deadline::Deadline;
 use crate::encode::Term;
 use crate::engine::Engine;
 use crate::error::{PResult, ProveError};
-use crate::func::params_of;
 use crate::query::{Outcome, Query, Scope, admitted, output_range};
 use crate::verdict::{Counterexample, Verdict};
 use std::collections::BTreeSet;
@@ -54,20 +53,6 @@ pub const ENUM_WORK: i128 = 1 << 22;
 pub const EVERY_VALUATIONS: u64 = 1 << 12;
 /// The most accesses enumerated to decide `>=`, `>` and `==`.
 pub const EVERY_WORK: i128 = 1 << 25;
-
-/// The parameters of a bank question.
-pub(crate) fn params(b: &Bank) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    for s in b.smem.syms().iter().chain(b.tv.syms().iter()) {
-        params_of(s, &mut out);
-    }
-    out
-}
-
-/// Whether a bank question has parameters.
-pub(crate) fn is_symbolic(b: &Bank) -> bool {
-    !params(b).is_empty()
-}
 
 /// `Some` bank question of `p` when it has parameters: this module answers it.
 pub(crate) fn question(p: &crate::Property) -> Option<(&Bank, Option<(Cmp, i64)>)> {
@@ -489,18 +474,18 @@ fn recheck(
         Some((op, n)) => format!("the degree is at least {}, not {} {n}: ", cost.degree, op.text()),
         None => String::new(),
     };
+    let mut found = Vec::with_capacity(threads.len());
+    for (t, w) in threads.iter().zip(&words) {
+        found.push(format!(
+            "thread {t} byte {}",
+            byte_in_word(g.address(b, *t, c)?, *w)
+        ));
+    }
     let summary = format!(
-        "{what}{} (the phase of threads {start}..{end}; words {})",
+        "{what}{} in the phase of threads {start}..{end} (z3 found {} in bank {})",
         describe(&conflict, Some(cost.degree)),
-        threads
-            .iter()
-            .zip(&words)
-            .map(|(t, w)| format!(
-                "thread {t}: word {w}, byte {}",
-                byte_in_word(g.address(b, *t, c).unwrap_or(0), *w)
-            ))
-            .collect::<Vec<_>>()
-            .join("; ")
+        found.join(", "),
+        words[0].rem_euclid(32)
     );
     Ok(Some(Counterexample {
         params: vec![],
