@@ -48,7 +48,7 @@ use tessera_ir::sym::{Facts, Interval, SymInt};
 pub const ENUM_VALUATIONS: u64 = 256;
 /// The most accesses (threads times values, summed over the valuations) the automatic choice
 /// enumerates.
-pub const ENUM_WORK: i128 = 1 << 22;
+pub const ENUM_WORK: i128 = 1 << 14;
 /// The most valuations enumerated to decide `>=`, `>` and `==`.
 pub const EVERY_VALUATIONS: u64 = 1 << 12;
 /// The most accesses enumerated to decide `>=`, `>` and `==`.
