@@ -3,7 +3,7 @@
 //! [`lowered`] evaluates the expression, lowers it exactly as `tessera lower` does, and gives the
 //! domain the function is emitted for: the index `i` in `[0, size - 1]` (for a symbolic size,
 //! up to the largest size its parameters' facts admit), each coordinate `c_k` in
-//! `[0, shape_k - 1]`, each parameter within its facts (bounds and modulus). [`emit_text`]
+//! `[0, shape_k - 1]`, each parameter within its facts (bounds, and the divisor its congruence implies). [`emit_text`]
 //! simplifies the expression with egg, validates it (enumeration or z3; a failed or unknown
 //! validation keeps the lowering), turns the domain into a [`Signature`] and emits it, the
 //! costs and the validation in the function's comment.

@@ -136,7 +136,9 @@ pub fn lower_value(session: &Session, src: &str, coords: bool, ranges: &[String]
                 "{n} is not a declared parameter (declare it with --param)"
             ))
         })?;
-        let m = f.modulus;
+        // The simplifier's domain knows divisibility only: the divisor the congruence
+        // implies (`N % 4 == 2`: even; `N % 4 == 1`: nothing).
+        let m = f.divisor();
         domain.interval(v.clone(), f.interval());
         if m > 1 {
             domain.modulus(v, m);

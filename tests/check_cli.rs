@@ -42,6 +42,12 @@ fn example_files_have_their_expected_verdicts() {
         verdicts("examples/broken/bank_conflict.tess"),
         (vec!["proved".into(), "refuted".into()], 1)
     );
+    // Bank questions over parameters: padded tiles, symbolic tile counts.
+    assert_eq!(verdicts("examples/symbolic_banks.tess"), (all(5, "proved"), 0));
+    assert_eq!(
+        verdicts("examples/broken/symbolic_banks.tess"),
+        (vec!["refuted".into()], 1)
+    );
     // Kernels staged through shared memory: the bank assertions of their stages.
     assert_eq!(verdicts("examples/staged.tess"), (all(4, "proved"), 0));
     assert_eq!(

@@ -219,8 +219,8 @@ pub fn facts_text(n: &str, f: &tessera_ir::sym::ParamFacts) -> String {
         Some(h) => format!("{} <= {n} <= {h}", f.lo),
         None => format!("{n} >= {}", f.lo),
     };
-    if f.modulus > 1 {
-        out.push_str(&format!(", {n} % {} == 0", f.modulus));
+    if let Some(c) = f.congruence_text(n) {
+        out.push_str(&format!(", {c}"));
     }
     out
 }
@@ -236,11 +236,13 @@ fn violated(n: &str, f: &tessera_ir::sym::ParamFacts, v: i64) -> String {
     {
         out.push(format!("{n} <= {h}"));
     }
-    if f.modulus > 1 && v % f.modulus != 0 {
-        out.push(format!("{n} % {} == 0", f.modulus));
+    if !f.congruent(v)
+        && let Some(c) = f.congruence_text(n)
+    {
+        out.push(c);
     }
     if out.is_empty() {
-        // The bounds rounded to the modulus exclude it.
+        // The bounds rounded to the congruence exclude it.
         out.push(facts_text(n, f));
     }
     out.join(" and ")

@@ -30,7 +30,7 @@ use crate::error::{PResult, ProveError};
 use crate::func::{Concrete, Func};
 use crate::query::{Outcome, Query, Scope, output_range};
 use crate::verdict::{Counterexample, Verdict, Witness};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 use tessera_ir::sym::{Facts, Interval, SymInt};
 use tessera_ir::{Codomain, Int};
@@ -64,7 +64,7 @@ pub enum Cmp {
 }
 
 impl Cmp {
-    fn holds(self, a: i64, b: i64) -> bool {
+    pub(crate) fn holds(self, a: i64, b: i64) -> bool {
         match self {
             Cmp::Eq => a == b,
             Cmp::Le => a <= b,
@@ -73,7 +73,7 @@ impl Cmp {
             Cmp::Gt => a > b,
         }
     }
-    fn text(self) -> &'static str {
+    pub(crate) fn text(self) -> &'static str {
         match self {
             Cmp::Eq => "==",
             Cmp::Le => "<=",
@@ -125,13 +125,40 @@ pub(crate) struct Geometry {
 }
 
 /// Checks that a bank question is well-formed (bad input otherwise), without enumerating.
+/// With parameters, what holds for every valuation (the widths, the kinds of layout, the
+/// rank, a concrete thread count); the rest is checked per valuation
+/// ([`crate::bank_symbolic`]).
 pub fn validate(b: &Bank) -> PResult<()> {
-    shape_of(b).map(|_| ())
+    if is_symbolic(b) {
+        check_static(b)?;
+        threads_of(b).map(|_| ())
+    } else {
+        shape_of(b).map(|_| ())
+    }
+}
+
+/// The parameters of a bank question.
+pub(crate) fn params(b: &Bank) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for s in b.smem.syms().iter().chain(b.tv.syms().iter()) {
+        crate::func::params_of(s, &mut out);
+    }
+    out
+}
+
+/// Whether a bank question has parameters.
+pub(crate) fn is_symbolic(b: &Bank) -> bool {
+    !params(b).is_empty()
 }
 
 /// The geometry of a question small enough to enumerate (at most 2^26 accesses).
 fn geometry(b: &Bank) -> PResult<Geometry> {
-    let g = shape_of(b)?;
+    geometry_at(b, &HashMap::new())
+}
+
+/// [`geometry`] at parameter values.
+pub(crate) fn geometry_at(b: &Bank, vals: &HashMap<String, i64>) -> PResult<Geometry> {
+    let g = shape_at(b, vals)?;
     let values = g.chunks * g.vpa;
     if g.threads.saturating_mul(values) > 1 << 26 {
         return Err(ProveError::Unknown(format!(
@@ -144,6 +171,11 @@ fn geometry(b: &Bank) -> PResult<Geometry> {
 
 /// The geometry of a well-formed question, whatever its size (bad input otherwise).
 pub(crate) fn shape_of(b: &Bank) -> PResult<Geometry> {
+    shape_at(b, &HashMap::new())
+}
+
+/// The checks that hold for every parameter value: widths, kinds of layout, ranks.
+fn check_static(b: &Bank) -> PResult<()> {
     let bad = |m: String| Err(ProveError::Invalid(format!("bank analysis: {m}")));
     if ![1, 2, 4, 8, 16].contains(&b.access) {
         return bad(format!(
@@ -166,27 +198,47 @@ pub(crate) fn shape_of(b: &Bank) -> PResult<Geometry> {
             Ok(_) => {}
         }
     }
-    let none = HashMap::new();
-    let concrete = |f: &Func| {
-        f.at(&none).map_err(|_| {
-            ProveError::Invalid("bank analysis needs concrete layouts: bind the parameters".into())
-        })
-    };
-    let (smem, tv) = (concrete(&b.smem)?, concrete(&b.tv)?);
     let shape = b.tv.shape();
     if shape.rank() != 2 || shape.is_leaf() {
         return bad(format!(
             "the thread-value layout must have rank 2, a shape (threads, values), not the shape {shape}"
         ));
     }
-    let threads = SymInt::eval(
-        &tessera_ir::shape::size(&shape.mode(0).unwrap_or_else(|| shape.clone()))?,
-        &none,
-    )?;
-    let values = SymInt::eval(
-        &tessera_ir::shape::size(&shape.mode(1).unwrap_or_else(|| shape.clone()))?,
-        &none,
-    )?;
+    Ok(())
+}
+
+/// The size of mode `k` of the thread-value layout (symbolic).
+pub(crate) fn mode_size(b: &Bank, k: usize) -> PResult<SymInt> {
+    let shape = b.tv.shape();
+    Ok(tessera_ir::shape::size(
+        &shape.mode(k).unwrap_or_else(|| shape.clone()),
+    )?)
+}
+
+/// The number of threads, which must be concrete (the threads of a warp instruction).
+pub(crate) fn threads_of(b: &Bank) -> PResult<i64> {
+    let t = mode_size(b, 0)?;
+    t.as_const().ok_or_else(|| {
+        ProveError::Invalid(format!(
+            "bank analysis: the thread count {t} of the thread-value layout must be concrete \
+             (the threads of a warp instruction): make mode 0's extents constants"
+        ))
+    })
+}
+
+/// The geometry at parameter values `vals` (every parameter of the question bound), whatever
+/// its size; bad input when the question is malformed there.
+pub(crate) fn shape_at(b: &Bank, vals: &HashMap<String, i64>) -> PResult<Geometry> {
+    let bad = |m: String| Err(ProveError::Invalid(format!("bank analysis: {m}")));
+    check_static(b)?;
+    let concrete = |f: &Func| {
+        f.at(vals).map_err(|_| {
+            ProveError::Invalid("bank analysis needs concrete layouts: bind the parameters".into())
+        })
+    };
+    let (smem, tv) = (concrete(&b.smem)?, concrete(&b.tv)?);
+    let threads = mode_size(b, 0)?.eval(vals)?;
+    let values = mode_size(b, 1)?.eval(vals)?;
     let vpa = b.access / b.elem;
     if values % vpa != 0 {
         return bad(format!(
@@ -320,8 +372,18 @@ pub(crate) fn phase_cost(
 
 /// Visits every phase of every access in order (access by access, threads ascending),
 /// computing its cost by enumeration.
-fn each_phase(b: &Bank, deadline: &Deadline, mut visit: impl FnMut(PhaseCost)) -> PResult<()> {
-    let g = geometry(b)?;
+fn each_phase(b: &Bank, deadline: &Deadline, visit: impl FnMut(PhaseCost)) -> PResult<()> {
+    each_phase_at(b, &HashMap::new(), deadline, visit)
+}
+
+/// [`each_phase`] at parameter values.
+fn each_phase_at(
+    b: &Bank,
+    vals: &HashMap<String, i64>,
+    deadline: &Deadline,
+    mut visit: impl FnMut(PhaseCost),
+) -> PResult<()> {
+    let g = geometry_at(b, vals)?;
     if crate::bank_scan::each_phase(b, &g, deadline, &mut visit)? {
         return Ok(());
     }
@@ -370,11 +432,16 @@ pub fn analyze(b: &Bank) -> PResult<Analysis> {
 /// [`analyze`] within a deadline: the worst of [`phases_by`] (the first phase of the largest
 /// degree names the conflict).
 pub fn analyze_by(b: &Bank, deadline: &Deadline) -> PResult<Analysis> {
+    analyze_at(b, &HashMap::new(), deadline)
+}
+
+/// [`analyze_by`] at parameter values (every parameter of the question bound).
+pub(crate) fn analyze_at(b: &Bank, vals: &HashMap<String, i64>, deadline: &Deadline) -> PResult<Analysis> {
     let mut worst = Analysis {
         degree: 1,
         conflict: None,
     };
-    each_phase(b, deadline, |p| {
+    each_phase_at(b, vals, deadline, |p| {
         if p.degree > worst.degree {
             worst = Analysis {
                 degree: p.degree,

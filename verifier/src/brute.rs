@@ -1,7 +1,7 @@
 //! Brute force: the same questions answered by enumerating every parameter value and every
 //! index. The test oracle for every z3 answer, and the reference for small domains.
 
-use crate::bank;
+use crate::bank_symbolic;
 use crate::context::{valuations, witness};
 use crate::deadline::Deadline;
 use crate::error::{PResult, ProveError};
@@ -68,18 +68,11 @@ impl Work {
 
 fn brute_inner(p: &Property, work: u64, deadline: &Deadline) -> Result<Verdict> {
     match p {
-        Property::BankConflictFree(b) => {
-            let a = bank::analyze_by(b, deadline)?;
-            return Ok(match &a.conflict {
-                None => Verdict::Proved,
-                Some(c) => Verdict::Refuted(Counterexample {
-                    params: vec![],
-                    witnesses: bank::conflict_witnesses(c),
-                    summary: bank::describe(c, Some(a.degree)),
-                }),
-            });
+        // Every admitted valuation of the parameters, the exact analysis at each.
+        Property::BankConflictFree(b) => return bank_symbolic::brute(b, None, &facts(p), work, deadline),
+        Property::ConflictDegree(b, cmp, n) => {
+            return bank_symbolic::brute(b, Some((*cmp, *n)), &facts(p), work, deadline);
         }
-        Property::ConflictDegree(b, cmp, n) => return bank::degree_verdict(b, *cmp, *n, deadline),
         Property::Compatible(a, b) => {
             return Ok(if shape::compatible(a, b)? {
                 Verdict::Proved

@@ -31,8 +31,8 @@ fn describe(n: &str, f: &ParamFacts) -> String {
         Some(h) => format!("{lo} <= {n} <= {h}"),
         None => format!("{n} >= {lo}"),
     };
-    if f.modulus > 1 {
-        s.push_str(&format!(", {n} % {} == 0", f.modulus));
+    if let Some(c) = f.congruence_text(n) {
+        s.push_str(&format!(", {c}"));
     }
     s
 }
@@ -157,6 +157,7 @@ pub(crate) fn valuations<'a>(
             .ok_or_else(|| ProveError::internal(format!("parameter {n} has no declared facts")))?;
         let (lo, hi) = f.bounds();
         let hi = hi.ok_or_else(|| ProveError::Unknown(format!("parameter {n} has no upper bound")))?;
+        // `bounds` rounds both ends to the congruence: every `k`-th value from `lo` on.
         let k = f.modulus.max(1) as i128;
         let count = if hi < lo { 0 } else { (hi - lo) / k + 1 };
         if (out.len() as i128).saturating_mul(count) > limit as i128 {

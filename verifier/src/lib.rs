@@ -27,6 +27,7 @@
 
 mod bank;
 mod bank_scan;
+mod bank_symbolic;
 mod brute;
 mod checks;
 mod context;

@@ -2,6 +2,7 @@
 //! verdict.
 
 use crate::bank;
+use crate::bank_symbolic;
 use crate::brute::{DEFAULT_WORK, brute_by};
 use crate::checks::{composition_valid, contiguous, equal, in_bounds, injective, inverse, vectorizable};
 use crate::context::{Ctx, refuted_without_witness};
@@ -81,18 +82,27 @@ pub fn prove_by(p: &Property, opts: &Options, engine: Engine) -> (Verdict, Engin
 /// where the refutation holds for all of them).
 fn prove_checked(p: &Property, ctx: &Ctx, engine: &mut Engine) -> PResult<Verdict> {
     let mut v = match *engine {
+        Engine::Structural if bank_symbolic::question(p).is_some() => {
+            Verdict::Unknown("the structural engine does not decide bank questions".into())
+        }
+        // Bank questions with parameters: their own module picks enumeration or z3.
+        _ if let Some((b, cmp)) = bank_symbolic::question(p) => {
+            let (v, e) = bank_symbolic::answer(b, cmp, ctx, *engine)?;
+            *engine = e;
+            v
+        }
         Engine::Auto => {
             let has_params = !ctx.params.is_empty();
             let mut last = Verdict::Unknown("no engine decides this property".into());
             // The costly engines' plan is worked out only when the cheap ones did not decide.
             let cheap = portfolio::cheap(p, has_params).into_iter();
             let mut costly = None;
-            let mut next = cheap.chain(std::iter::from_fn(|| {
+            let next = cheap.chain(std::iter::from_fn(|| {
                 costly
                     .get_or_insert_with(|| portfolio::costly(p, has_params).into_iter())
                     .next()
             }));
-            while let Some(e) = next.next() {
+            for e in next {
                 *engine = e;
                 match by(p, ctx, e)? {
                     Ok(v @ (Verdict::Proved | Verdict::Refuted(_))) => {

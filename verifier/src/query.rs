@@ -213,8 +213,9 @@ impl Query {
             self.solver.assert(&t.le(&k(h)?)?);
         }
         if f.modulus > 1 {
+            // `t % k == r` with the floor remainder (`0 <= r < k`), whatever the sign of `t`.
             let (_, r) = self.divmod(&t, &self.konst(f.modulus), lo >= 0)?;
-            self.solver.assert(&r.eq(&self.konst(0))?);
+            self.solver.assert(&r.eq(&self.konst(f.residue))?);
         }
         self.params.insert(name.to_string(), t.clone());
         Ok(t)

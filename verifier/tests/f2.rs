@@ -90,7 +90,12 @@ fn agree(src: &str) -> bool {
         // structural engine first).
         let (v, _) = prove_by(&p, &opts, Engine::F2);
         if kind(&v) != "other" {
-            assert_eq!(kind(&v), kind(&b), "{} {src}: F2 says {v}, brute force: {b}", p.name());
+            assert_eq!(
+                kind(&v),
+                kind(&b),
+                "{} {src}: F2 says {v}, brute force: {b}",
+                p.name()
+            );
             by_f2 = true;
         }
     }
@@ -388,7 +393,10 @@ fn a_layout_of_2_pow_30_elements_is_answered_by_f2() {
     assert_eq!(prove_by(&p, &opts, Engine::Auto), (Verdict::Proved, Engine::F2));
     // Unswizzled, the structural engine answers first (its strides dominate); F2 agrees.
     let p = Property::Bijective(f("(32768,32768):(32768,1)"));
-    assert_eq!(prove_by(&p, &opts, Engine::Auto), (Verdict::Proved, Engine::Structural));
+    assert_eq!(
+        prove_by(&p, &opts, Engine::Auto),
+        (Verdict::Proved, Engine::Structural)
+    );
     assert_eq!(prove_by(&p, &opts, Engine::F2), (Verdict::Proved, Engine::F2));
     let p = Property::Injective(f("(32768,32768):(1,0)"));
     let (v, e) = prove_by(&p, &opts, Engine::F2);

@@ -158,14 +158,18 @@ fn offset_func(k: &Kernel, t: usize, facts: &Arc<Facts>) -> Result<(OffsetFunc, 
         {
             ranges.insert(v.clone(), f.interval());
             domain.interval(v.clone(), f.interval());
-            if f.modulus > 1 {
-                moduli.insert(v.clone(), f.modulus);
-                domain.modulus(v.clone(), f.modulus);
+            // Divisibility only: the divisor the congruence implies (`N % 4 == 1`: none).
+            let m = f.divisor();
+            if m > 1 {
+                moduli.insert(v.clone(), m);
+                domain.modulus(v.clone(), m);
             }
         }
     }
     let opts = Options { timeout_ms: None };
-    let v = simplify_validated(&e, &domain, facts, &Limits::default(), &opts, true).map_err(bad)?;
+    // Validated under divisibility only, the assumptions the emitted code states.
+    let weak = Arc::new(facts.divisibility_only());
+    let v = simplify_validated(&e, &domain, &weak, &Limits::default(), &opts, true).map_err(bad)?;
     let name = format!(
         "{}_offset_{}",
         crate::sanitize(&k.name),

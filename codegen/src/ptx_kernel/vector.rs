@@ -77,7 +77,7 @@ pub(crate) fn plan(
         Some(c) => c % w == 0,
         None => {
             let p = ext.to_string();
-            facts.get(&p).is_some_and(|f| f.modulus % w == 0)
+            facts.get(&p).is_some_and(|f| f.divisor() % w == 0)
         }
     };
     if !multiple {

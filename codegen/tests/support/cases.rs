@@ -325,7 +325,7 @@ pub fn cases(seed: u64) -> Vec<Case> {
         for n in names {
             let pf = facts.get(&n).unwrap();
             ranges.insert(Var::Param(n.clone()), pf.interval());
-            moduli.insert(Var::Param(n), pf.modulus);
+            moduli.insert(Var::Param(n), pf.divisor());
         }
         let k = out.len();
         push(

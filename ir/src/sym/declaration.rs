@@ -51,12 +51,14 @@ impl Cmp {
 /// One fact.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Fact {
-    /// `name % k == 0`, with `k >= 1`.
+    /// `name % k == r`, with `k >= 1` (a congruence; `r` as written, any integer).
     Modulus {
         /// The parameter.
         name: String,
         /// The modulus.
         k: i64,
+        /// The residue as written (normalised to `0 <= r < k` by [`super::Facts`]).
+        r: i64,
         /// Column of the fact.
         col: usize,
     },

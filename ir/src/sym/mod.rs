@@ -146,7 +146,7 @@ impl SymInt {
     fn term_multiple_of(&self, facts: &Facts, m: &poly::Mono, q: &Q, c: &Q) -> Result<bool> {
         let mut k = Q::int(1);
         for (a, e) in m {
-            let md = Q::int(facts.modulus(a));
+            let md = Q::int(facts.divisor(a));
             for _ in 0..*e {
                 k = k.mul(&md)?;
             }

@@ -1,7 +1,7 @@
 //! The syntax of parameter declarations: `M, N where M % 128 == 0, 128 <= M <= 65536`.
 //!
-//! A declaration names parameters, then (after `where`) lists facts: a divisibility
-//! `NAME % k == 0`, or a chain of comparisons between parameters and integers
+//! A declaration names parameters, then (after `where`) lists facts: a congruence
+//! `NAME % k == r` (`NAME % k == 0`: a divisibility), or a chain of comparisons between parameters and integers
 //! (`lo <= M <= hi`, `M < 4096`, `K == 0`). What the facts mean is
 //! [`crate::sym::Facts`]'s business; this module only reads them, with columns.
 //!
@@ -9,7 +9,9 @@
 //! use tessera_ir::{sym::Fact, text::parse_declaration};
 //! let d = parse_declaration("M, N where M % 128 == 0, 1 <= N <= 4096").unwrap();
 //! assert_eq!(d.names.iter().map(|n| n.name.as_str()).collect::<Vec<_>>(), ["M", "N"]);
-//! assert!(matches!(d.facts[0], Fact::Modulus { k: 128, .. }));
+//! assert!(matches!(d.facts[0], Fact::Modulus { k: 128, r: 0, .. }));
+//! let d = parse_declaration("N where N % 4 == 3").unwrap();
+//! assert!(matches!(d.facts[0], Fact::Modulus { k: 4, r: 3, .. }));
 //! assert!(parse_declaration("M where M %").is_err());
 //! ```
 
@@ -156,20 +158,20 @@ impl DeclParser<'_> {
         let first = self.operand()?;
         if self.eat(&Tok::Punct('%')) {
             let Operand::Name(name) = first else {
-                return self.err("expected 'NAME % k == 0'");
+                return self.err("expected 'NAME % k == r'");
             };
             let k = match self.operand()? {
                 Operand::Int(k) if k >= 1 => k,
                 _ => return self.err("the modulus must be a positive integer"),
             };
             if self.cmp_op() != Some(Cmp::Eq) {
-                return self.err("expected '== 0' after the modulus");
+                return self.err("expected '== r' after the modulus");
             }
-            match self.operand()? {
-                Operand::Int(0) => {}
-                _ => return self.err("only 'NAME % k == 0' facts are supported"),
-            }
-            return Ok(Fact::Modulus { name, k, col });
+            let r = match self.operand()? {
+                Operand::Int(r) => r,
+                _ => return self.err("the residue of 'NAME % k == r' must be an integer"),
+            };
+            return Ok(Fact::Modulus { name, k, r, col });
         }
         let mut operands = vec![first];
         let mut ops = Vec::new();
