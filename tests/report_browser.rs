@@ -203,7 +203,7 @@ fn chromium_renders_the_report_of_the_examples() {
         .iter()
         .filter(|r| r["verdict"] == "refuted")
         .collect();
-    assert_eq!(refuted.len(), 2);
+    assert_eq!(refuted.len(), 3);
     for r in refuted {
         let c = &r["counterexample"];
         let summary = c["summary"].as_str().unwrap();
@@ -214,9 +214,10 @@ fn chromium_renders_the_report_of_the_examples() {
             assert!(dom.contains(&cell), "{cell}");
         }
     }
-    assert_eq!(dom.matches("<td class=\"hit\">").count(), 2);
-    // Each refutation drawn: the bank picture, inline, its counterexample's threads outlined.
-    assert_eq!(dom.matches("<figure class=\"picture\"><svg").count(), 2);
+    assert_eq!(dom.matches("<td class=\"hit\">").count(), 3);
+    // Each refutation drawn: the bank picture, inline, its counterexample's threads outlined
+    // (the symbolic one at the counterexample's parameter values).
+    assert_eq!(dom.matches("<figure class=\"picture\"><svg").count(), 3);
     assert!(dom.matches(r##"stroke="#000000" stroke-width="4""##).count() >= 4);
     // Still nothing that refers outside the page once the script ran (the browser's DOM
     // serialisation may differ from the page's text, so only the tags' attributes count).
@@ -226,7 +227,7 @@ fn chromium_renders_the_report_of_the_examples() {
         }
     }
     // The filter in the browser: choosing "refuted" (as a click would) marks the body, which
-    // hides the other rows and files, and opens exactly the two files with a refutation.
+    // hides the other rows and files, and opens exactly the three files with a refutation.
     let click = html.replace(
         "</body>",
         "<script>var r=document.querySelector('input[value=refuted]');r.checked=true;\
@@ -244,9 +245,9 @@ fn chromium_renders_the_report_of_the_examples() {
     assert_eq!(
         dom.matches("<details class=\"file has-refuted has-np\" open=\"\">")
             .count(),
-        2
+        3
     );
-    assert_eq!(dom.matches(" open=\"\"").count(), 2);
+    assert_eq!(dom.matches(" open=\"\"").count(), 3);
     let _ = std::fs::remove_dir_all(dir.parent().unwrap());
     eprintln!(
         "report_browser: {:.1} s; screenshot luminance variance {var:.0}, {colours} colours",

@@ -351,8 +351,33 @@ pub fn counterexample_picture(property: &Property, cex: &Counterexample) -> Opti
         .iter()
         .filter_map(|w| w.name.strip_prefix("thread ")?.trim().parse().ok())
         .collect();
+    // A symbolic question is drawn at the counterexample's parameter values.
+    let params: HashMap<String, i64> = cex.params.iter().cloned().collect();
+    let bound = |f: &tessera_verifier::Func| -> Option<tessera_verifier::Func> {
+        let lift = |l: &tessera_ir::Layout<i64>| l.lift::<tessera_ir::sym::SymInt>().ok();
+        Some(match f.at(&params).ok()? {
+            tessera_verifier::Concrete::Layout(l) => tessera_verifier::Func::Layout(lift(&l)?),
+            tessera_verifier::Concrete::Composed(c) => {
+                tessera_verifier::Func::Composed(tessera_ir::ComposedLayout {
+                    swizzle: c.swizzle,
+                    offset: tessera_ir::Int::lit(c.offset),
+                    inner: lift(&c.inner)?,
+                })
+            }
+        })
+    };
+    let at_values = match params.is_empty() {
+        true => Some(bank.clone()),
+        false => bound(&bank.smem).zip(bound(&bank.tv)).map(|(smem, tv)| Bank {
+            smem,
+            tv,
+            ..bank.clone()
+        }),
+    };
     // Inline SVG needs no XML declaration nor namespace (and the page names no URL at all).
-    let svg = crate::draw::banks(bank, &threads).ok().map(|p| inline_svg(&p));
+    let svg = at_values
+        .and_then(|b| crate::draw::banks(&b, &threads).ok())
+        .map(|p| inline_svg(&p));
     let hits: Vec<(i64, &str)> = cex
         .witnesses
         .iter()

@@ -26,7 +26,6 @@
 //! ```
 
 mod bank;
-mod bank_scan;
 mod bank_symbolic;
 mod brute;
 mod checks;

@@ -36,7 +36,7 @@ pub use matrix::{BitMatrix, MAX_BITS};
 
 use crate::func::{Concrete, Func};
 use std::collections::HashMap;
-use tessera_ir::{Layout, Stride};
+use tessera_ir::{Int, Layout, Stride};
 
 /// Why a function is outside the F2 fragment.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -73,6 +73,17 @@ fn log2_exact(s: i64) -> Option<u32> {
 impl F2Layout {
     /// The function at no parameters ([`Func::at`] with none bound), when in the fragment.
     pub fn from_func(f: &Func) -> Fragment<F2Layout> {
+        // The common miss, told before instantiating anything: an extent that is no power of
+        // two.
+        if let Some(s) = f
+            .shape()
+            .leaves()
+            .iter()
+            .filter_map(|s| s.as_const())
+            .find(|&s| log2_exact(s).is_none())
+        {
+            return outside(format!("the extent {s} is not a power of two"));
+        }
         match f.at(&HashMap::new()) {
             Ok(c) => F2Layout::from_concrete(&c),
             Err(e) => outside(format!("{f} is not concrete: {e}")),

@@ -25,6 +25,8 @@
 //! assert_eq!(analyze(&b).unwrap().degree, 1);
 //! ```
 
+mod scan;
+
 use crate::deadline::Deadline;
 use crate::error::{PResult, ProveError};
 use crate::func::{Concrete, Func};
@@ -384,7 +386,7 @@ fn each_phase_at(
     mut visit: impl FnMut(PhaseCost),
 ) -> PResult<()> {
     let g = geometry_at(b, vals)?;
-    if crate::bank_scan::each_phase(b, &g, deadline, &mut visit)? {
+    if scan::each_phase(b, &g, deadline, &mut visit)? {
         return Ok(());
     }
     let mut step = 0u64;

@@ -2,11 +2,11 @@
 //! shared-memory layout's offsets computed once each by the odometer
 //! ([`Concrete::offsets`](crate::Concrete::offsets)), then every access is two array reads,
 //! and every phase is counted in 32 small per-bank lists reused from phase to phase. It gives
-//! the same [`PhaseCost`]s, in the same order, as [`crate::bank::phase_cost`] evaluated access
+//! the same [`PhaseCost`]s, in the same order, as [`super::phase_cost`] evaluated access
 //! by access (a test compares them); an access that is not contiguous or aligned is handed to
 //! [`Geometry::address`] for its error, word for word the same.
 
-use crate::bank::{Bank, Conflict, Geometry, PhaseCost, byte_in_word};
+use super::{Bank, Conflict, Geometry, PhaseCost, byte_in_word};
 use crate::deadline::Deadline;
 use crate::error::{PResult, ProveError};
 
