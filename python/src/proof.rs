@@ -32,7 +32,7 @@ pub(crate) fn prove(
     engine: &str,
     keywords: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Proof> {
-    let provers = crate::results::engine_choice(engine)?;
+    let provers = engine_choice(engine)?;
     if !(timeout.is_finite() && timeout > 0.0 && timeout <= 1e9) {
         return Err(bad(format!(
             "timeout must be a positive number of seconds (at most 1e9), not {timeout}"

@@ -153,8 +153,9 @@ fn load_file(path: &str) -> PyResult<tessera::check::CheckFile> {
 /// `check(*files, timeout=60.0, threads=None, engine="auto")`: proves every assertion of the
 /// check files (`.tess`) as `tessera check` does, returning one `Proof` per assertion in file
 /// order, with `file` and `line` set. `timeout` is per assertion; `threads` (default: the
-/// machine's cores) prove assertions in parallel; `engine` is `tessera check --engine`. The GIL is released while proving. A file that cannot
-/// be read raises `OSError`; one that cannot be parsed, `LayoutError`.
+/// machine's cores) prove assertions in parallel; `engine` is `tessera check --engine`. The
+/// GIL is released while proving. A file that cannot be read raises `OSError`; one that
+/// cannot be parsed, `LayoutError`.
 #[pyfunction]
 #[pyo3(signature = (*files, timeout = 60.0, threads = None, engine = "auto"))]
 pub(crate) fn check(
@@ -162,6 +163,7 @@ pub(crate) fn check(
     files: Vec<std::path::PathBuf>,
     timeout: f64,
     threads: Option<usize>,
+    engine: &str,
 ) -> PyResult<Vec<Proof>> {
     if !(timeout.is_finite() && timeout > 0.0 && timeout <= 1e9) {
         return Err(bad(format!(
