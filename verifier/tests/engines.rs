@@ -12,23 +12,8 @@ use tessera_ir::sym::{Facts, SymInt};
 use tessera_ir::{Int, Layout, algebra};
 use tessera_verifier::{Bank, DEFAULT_WORK, Engine, Func, Options, Property, Verdict, brute, prove_by};
 
-/// xorshift64*: reproducible without a dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
-        xs[self.below(xs.len() as u64) as usize]
-    }
-}
+mod common;
+use common::Rng;
 
 fn func(src: &str) -> Func {
     Func::parse(src, &Arc::new(Facts::default())).unwrap_or_else(|e| panic!("{src}: {e}"))

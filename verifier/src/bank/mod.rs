@@ -32,7 +32,7 @@ use crate::error::{PResult, ProveError};
 use crate::func::{Concrete, Func};
 use crate::query::{Outcome, Query, Scope, output_range};
 use crate::verdict::{Counterexample, Verdict, Witness};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 use tessera_ir::sym::{Facts, Interval, SymInt};
 use tessera_ir::{Codomain, Int};
@@ -335,41 +335,70 @@ pub(crate) fn phase_cost(
     deadline: &Deadline,
     step: &mut u64,
 ) -> PResult<PhaseCost> {
-    // bank -> [(word, thread, address)]
-    // Ordered by bank, so that the reported pair does not depend on hashing.
-    let mut banks: BTreeMap<i64, Vec<(i64, i64, i64)>> = BTreeMap::new();
+    let mut words = PhaseWords::new();
     for t in start..end {
         deadline.poll(*step)?;
         *step += 1;
-        let a = g.address(b, t, c)?;
-        for j in 0..g.words {
+        words.add(t, g.address(b, t, c)?, g.words);
+    }
+    Ok(words.cost(c, (start, end)))
+}
+
+/// The distinct words one phase reaches, per bank, in order of arrival, with the thread and
+/// first byte that brought each: what a phase's cost is counted from.
+pub(crate) struct PhaseWords {
+    /// Bank `k`'s `(word, thread, first byte)`s.
+    banks: Vec<Vec<(i64, i64, i64)>>,
+}
+
+impl PhaseWords {
+    /// No words yet.
+    pub(crate) fn new() -> PhaseWords {
+        PhaseWords {
+            banks: vec![Vec::new(); 32],
+        }
+    }
+
+    /// Forgets the words, keeping the lists' room for the next phase.
+    pub(crate) fn clear(&mut self) {
+        self.banks.iter_mut().for_each(Vec::clear);
+    }
+
+    /// Thread `t`'s access of `words` words from byte address `a`.
+    pub(crate) fn add(&mut self, t: i64, a: i64, words: i64) {
+        for j in 0..words {
             let w = a.div_euclid(4) + j;
-            let list = banks.entry(w.rem_euclid(32)).or_default();
+            let list = &mut self.banks[w.rem_euclid(32) as usize];
             if !list.iter().any(|x| x.0 == w) {
                 list.push((w, t, byte_in_word(a, w)));
             }
         }
     }
-    let mut cost = PhaseCost {
-        access: c,
-        first: start,
-        end,
-        degree: 1,
-        conflict: None,
-    };
-    for (bank, list) in banks {
-        let d = list.len() as i64;
-        if d > cost.degree {
-            cost.degree = d;
-            cost.conflict = Some(Conflict {
-                access: c,
-                a: (list[0].1, list[0].2),
-                b: (list[1].1, list[1].2),
-                bank,
-            });
+
+    /// The phase's cost: the most words in one bank, and the first two threads of the lowest
+    /// bank that holds that many (banks in order, so the pair never depends on hashing).
+    pub(crate) fn cost(&self, access: i64, (first, end): (i64, i64)) -> PhaseCost {
+        let mut cost = PhaseCost {
+            access,
+            first,
+            end,
+            degree: 1,
+            conflict: None,
+        };
+        for (bank, list) in self.banks.iter().enumerate() {
+            let d = list.len() as i64;
+            if d > cost.degree {
+                cost.degree = d;
+                cost.conflict = Some(Conflict {
+                    access,
+                    a: (list[0].1, list[0].2),
+                    b: (list[1].1, list[1].2),
+                    bank: bank as i64,
+                });
+            }
         }
+        cost
     }
-    Ok(cost)
 }
 
 /// Visits every phase of every access in order (access by access, threads ascending),

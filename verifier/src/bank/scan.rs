@@ -6,7 +6,7 @@
 //! by access (a test compares them); an access that is not contiguous or aligned is handed to
 //! [`Geometry::address`] for its error, word for word the same.
 
-use super::{Bank, Conflict, Geometry, PhaseCost, byte_in_word};
+use super::{Bank, Geometry, PhaseCost, PhaseWords};
 use crate::deadline::Deadline;
 use crate::error::{PResult, ProveError};
 
@@ -38,8 +38,9 @@ impl Tables {
                 return g.address(b, t, c);
             }
         }
+        // The access width is a power of two (1 to 16 bytes): alignment is a mask.
         match e0.checked_mul(b.elem) {
-            Some(a) if a.rem_euclid(b.access) == 0 => Ok(a),
+            Some(a) if a & (b.access - 1) == 0 => Ok(a),
             _ => g.address(b, t, c),
         }
     }
@@ -64,46 +65,19 @@ pub(crate) fn each_phase(
         )));
     }
     let tables = Tables { tv, smem };
-    // bank -> [(word, thread, first byte)], distinct words in order of arrival.
-    let mut banks: Vec<Vec<(i64, i64, i64)>> = vec![Vec::new(); 32];
+    let mut words = PhaseWords::new();
     let mut step = 0u64;
     for c in 0..g.chunks {
         let mut start = 0;
         while start < g.threads {
             let end = (start + g.phase).min(g.threads);
-            banks.iter_mut().for_each(Vec::clear);
+            words.clear();
             for t in start..end {
                 step += 1;
                 deadline.poll(step)?;
-                let a = tables.address(b, g, t, c)?;
-                for j in 0..g.words {
-                    let w = a.div_euclid(4) + j;
-                    let list = &mut banks[w.rem_euclid(32) as usize];
-                    if !list.iter().any(|x| x.0 == w) {
-                        list.push((w, t, byte_in_word(a, w)));
-                    }
-                }
+                words.add(t, tables.address(b, g, t, c)?, g.words);
             }
-            let mut cost = PhaseCost {
-                access: c,
-                first: start,
-                end,
-                degree: 1,
-                conflict: None,
-            };
-            for (bank, list) in banks.iter().enumerate() {
-                let d = list.len() as i64;
-                if d > cost.degree {
-                    cost.degree = d;
-                    cost.conflict = Some(Conflict {
-                        access: c,
-                        a: (list[0].1, list[0].2),
-                        b: (list[1].1, list[1].2),
-                        bank: bank as i64,
-                    });
-                }
-            }
-            visit(cost);
+            visit(words.cost(c, (start, end)));
             start = end;
         }
     }

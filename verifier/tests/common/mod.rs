@@ -1,5 +1,5 @@
 //! Shared by the prover's tests: a property at fixed parameter values, so that brute force
-//! can re-check a counterexample at exactly its parameters.
+//! can re-check a counterexample at exactly its parameters; a reproducible random source.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -119,5 +119,28 @@ pub fn fix(p: &Property, at: &HashMap<String, i64>) -> Property {
         Property::Vectorizable(a, v) => Property::Vectorizable(f(a), *v),
         Property::BankConflictFree(x) => Property::BankConflictFree(b(x)),
         Property::ConflictDegree(x, c, k) => Property::ConflictDegree(b(x), *c, *k),
+    }
+}
+
+/// xorshift64*: reproducible random numbers without a dependency.
+#[allow(dead_code)]
+pub struct Rng(pub u64);
+
+#[allow(dead_code)]
+impl Rng {
+    /// The next 64 random bits.
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    /// A number below `n`.
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    /// One of `xs`.
+    pub fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
+        xs[self.below(xs.len() as u64) as usize]
     }
 }
