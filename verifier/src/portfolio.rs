@@ -23,7 +23,8 @@
 //! the fallback should z3 give up. A bank question on concrete layouts never goes to z3: z3's
 //! query checks every access for contiguity and alignment first, so enumeration is always
 //! the cheaper complete method. A property with parameters goes to z3, whose answer covers
-//! every value the facts admit.
+//! every value the facts admit; a bank question with parameters is answered by the symbolic
+//! bank analysis, which enumerates few bounded valuations and asks z3 otherwise.
 //!
 //! Every engine's refutation is re-checked by direct evaluation, whichever answered.
 //!

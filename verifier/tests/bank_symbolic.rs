@@ -8,6 +8,9 @@ use std::sync::Arc;
 use tessera_ir::sym::Facts;
 use tessera_verifier::{Bank, Cmp, DEFAULT_WORK, Engine, Func, Options, Property, Verdict, brute, prove_by};
 
+mod common;
+use common::SplitMix as Rng;
+
 fn facts(decls: &[&str]) -> Arc<Facts> {
     let mut f = Facts::default();
     for d in decls {
@@ -134,25 +137,6 @@ fn symbolic_values_count_and_bad_input() {
         matches!(&v, Verdict::Invalid(m) if m.contains("thread count")),
         "{v}"
     );
-}
-
-/// SplitMix64.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
-        xs[self.below(xs.len())]
-    }
 }
 
 /// One random symbolic bank question: a tile of `R` rows read by `threads` threads.

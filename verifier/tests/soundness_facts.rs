@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::Text;
+use common::{SplitMix as Rng, Text};
 use std::collections::{BTreeMap, HashMap};
 use std::time::Instant;
 use tessera_ir::algebra::{coalesce, coalesce_z};
@@ -36,28 +36,6 @@ fn admitted(name: &str, v: i64) -> bool {
         "C" => (-4..=6).contains(&v) && v % 2 == 0,
         "D" => (1..=4).contains(&v),
         _ => false,
-    }
-}
-
-/// SplitMix64: a small deterministic generator.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
-        xs[self.below(xs.len())]
-    }
-    fn chance(&mut self, k: usize) -> bool {
-        self.below(k) == 0
     }
 }
 

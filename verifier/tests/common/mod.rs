@@ -144,3 +144,31 @@ impl Rng {
         xs[self.below(xs.len() as u64) as usize]
     }
 }
+
+/// SplitMix64: another small deterministic generator (some tests' seeds were chosen with it).
+#[allow(dead_code)]
+pub struct SplitMix(pub u64);
+
+#[allow(dead_code)]
+impl SplitMix {
+    /// The next 64 random bits.
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// A number below `n`.
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    /// One of `xs`.
+    pub fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
+        xs[self.below(xs.len())]
+    }
+    /// True once in `k` times.
+    pub fn chance(&mut self, k: usize) -> bool {
+        self.below(k) == 0
+    }
+}
