@@ -11,9 +11,10 @@ use tessera::lang::Session;
 #[path = "support/layouts.rs"]
 mod layouts;
 use layouts::{corpus_layouts, example_layouts};
+use std::time::Duration;
 use tessera::lower::lower_value;
 use tessera::verifier::{Options, Verdict, simplify_validated};
-use tessera_ir::simplify::Limits;
+use tessera_ir::simplify::{Limits, Stop};
 
 #[test]
 fn simplification_figures_over_the_corpus_and_the_examples() {
@@ -25,6 +26,7 @@ fn simplification_figures_over_the_corpus_and_the_examples() {
         (0usize, 0usize, 0usize, 0usize, 0u64, 0u64);
     let (mut max_b_w, mut max_a_w, mut pow2_left) = (0u64, 0u64, 0usize);
     let mut examples_done = 0usize;
+    let mut timed_out = 0usize;
     for (k, (params, src)) in cases.iter().enumerate() {
         let p: Vec<&str> = params.iter().map(String::as_str).collect();
         let s = Session::new(&p, &[]).unwrap();
@@ -35,15 +37,21 @@ fn simplification_figures_over_the_corpus_and_the_examples() {
         };
         examples_done += usize::from(k >= corpus);
         let facts = Arc::new(s.facts().clone());
-        let v = simplify_validated(
-            &l.expr,
-            &l.domain,
-            &facts,
-            &Limits::default(),
-            &Options::default(),
-            true,
-        )
-        .unwrap();
+        let run = |limits: &Limits| {
+            simplify_validated(&l.expr, &l.domain, &facts, limits, &Options::default(), true).unwrap()
+        };
+        let mut v = run(&Limits::default());
+        if v.stop == Stop::TimeLimit {
+            // The 50 ms limit is a safety valve whose reach depends on the machine (a debug
+            // build on a loaded machine stops early); the figure is the node and iteration
+            // limits' result, so a run the clock stopped is run again with time to finish.
+            let patient = Limits {
+                time: Duration::from_secs(5),
+                ..Limits::default()
+            };
+            v = run(&patient);
+            timed_out += 1;
+        }
         if v.fell_back {
             fell_back.push(format!("{src}: {:?}", v.validation));
         }
@@ -99,6 +107,7 @@ fn simplification_figures_over_the_corpus_and_the_examples() {
         a_w as f64 / b_w as f64,
         fell_back.len()
     );
+    println!("{timed_out} stopped by the 50 ms limit here and were run again with 5 s");
     for fb in &fell_back {
         println!("  fell back: {fb}");
     }
