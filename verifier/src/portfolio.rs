@@ -121,7 +121,7 @@ fn f2_may_decide(p: &Property) -> bool {
 }
 
 /// The points an enumeration of a concrete property visits, in odometer steps (a point
-/// evaluated one at a time weighs [`EVAL_WEIGHT`]); `None` when a size is not concrete or
+/// evaluated one at a time weighs 32 steps); `None` when a size is not concrete or
 /// overflows.
 pub fn work(p: &Property) -> Option<u64> {
     let n = |s: &SymInt| s.as_const().and_then(|v| u64::try_from(v).ok());
