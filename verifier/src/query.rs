@@ -209,9 +209,9 @@ impl Query {
             Ok(self.konst(v))
         };
         self.solver.assert(&k(lo)?.le(&t)?);
-        if let Some(h) = hi {
-            self.solver.assert(&t.le(&k(h)?)?);
-        }
+        // A parameter is an `i64` wherever Tessera binds or evaluates it, so an unbounded one
+        // is still at most `i64::MAX`: a model past it could not be re-checked.
+        self.solver.assert(&t.le(&k(hi.unwrap_or(i64::MAX as i128))?)?);
         if f.modulus > 1 {
             // `t % k == r` with the floor remainder (`0 <= r < k`), whatever the sign of `t`.
             let (_, r) = self.divmod(&t, &self.konst(f.modulus), lo >= 0)?;

@@ -278,3 +278,23 @@ fn the_time_limit_interrupts_z3() {
         matches!(prove(&p, &opts()), Verdict::Refuted(c) if c.summary.contains("is not a multiple of 2"))
     );
 }
+
+/// An unbounded parameter whose congruence admits one `i64` value: z3's model could pick
+/// one past `i64::MAX` (the next admitted integer), which no re-check can evaluate; it was an
+/// internal error. Parameters are `i64`s, so the query bounds them there: the refutation is
+/// at the one admitted value, or the answer is unknown, never an internal error.
+#[test]
+fn an_unbounded_parameter_stays_an_i64() {
+    let s = session(&["N where N % 9223372036854775807 == 9223372036854775806"]);
+    let p = Property::InBounds(f(&s, "(N):(1)"), int(&s, "5"));
+    let opts = Options {
+        timeout_ms: Some(20_000),
+    };
+    for e in [Engine::Auto, Engine::Z3] {
+        match prove_by(&p, &opts, e).0 {
+            Verdict::Refuted(c) => assert_eq!(c.params, vec![("N".into(), i64::MAX - 1)]),
+            Verdict::Unknown(_) => {}
+            v => panic!("{e:?}: {v}"),
+        }
+    }
+}
