@@ -65,8 +65,18 @@ pub(crate) fn finish(
         Outcome::Unknown(r) => return Ok(Verdict::Unknown(format!("z3: {r}"))),
         Outcome::Sat(m) => m,
     };
-    let params = q.model_params(&m)?;
-    let idx: Vals = q.model_indices(&m).into_iter().collect();
+    let params = match q.model_params(&m) {
+        Ok(p) => p,
+        Err(ProveError::Unknown(why)) => return Ok(Verdict::Unknown(why)),
+        Err(e) => return Err(e),
+    };
+    let named = q.model_indices(&m);
+    if named.len() < q.indices.len() {
+        return Ok(Verdict::Unknown(
+            "z3's counterexample has an index past i64, which no re-check can evaluate".into(),
+        ));
+    }
+    let idx: Vals = named.into_iter().collect();
     confirm(ctx, params, idx, recheck)
 }
 

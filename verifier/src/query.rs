@@ -209,9 +209,9 @@ impl Query {
             Ok(self.konst(v))
         };
         self.solver.assert(&k(lo)?.le(&t)?);
-        // A parameter is an `i64` wherever Tessera binds or evaluates it, so an unbounded one
-        // is still at most `i64::MAX`: a model past it could not be re-checked.
-        self.solver.assert(&t.le(&k(hi.unwrap_or(i64::MAX as i128))?)?);
+        if let Some(h) = hi {
+            self.solver.assert(&t.le(&k(h)?)?);
+        }
         if f.modulus > 1 {
             // `t % k == r` with the floor remainder (`0 <= r < k`), whatever the sign of `t`.
             let (_, r) = self.divmod(&t, &self.konst(f.modulus), lo >= 0)?;
@@ -382,9 +382,11 @@ impl Query {
         for n in &self.used {
             // A parameter the encoding never reached is unconstrained: any admitted value.
             let v = match self.params.get(n) {
-                Some(t) => t
-                    .value(m)
-                    .ok_or_else(|| ProveError::internal(format!("no i64 value of {n} in the model")))?,
+                // Model completion gives every term a value: none means one past `i64`,
+                // which no re-check can evaluate.
+                Some(t) => t.value(m).ok_or_else(|| {
+                    ProveError::Unknown(format!("z3's counterexample gives {n} a value past i64"))
+                })?,
                 None => admitted(&self.facts, n)?,
             };
             out.insert(n.clone(), v);

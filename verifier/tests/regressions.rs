@@ -281,8 +281,9 @@ fn the_time_limit_interrupts_z3() {
 
 /// An unbounded parameter whose congruence admits one `i64` value: z3's model could pick
 /// one past `i64::MAX` (the next admitted integer), which no re-check can evaluate; it was an
-/// internal error. Parameters are `i64`s, so the query bounds them there: the refutation is
-/// at the one admitted value, or the answer is unknown, never an internal error.
+/// internal error. Now such a model is `unknown` (and a model at the one admitted value a
+/// refutation), never an internal error. The same for `(M,N):(1,M/2)` with `M` unbounded,
+/// whose model may put an index past `i64`.
 #[test]
 fn an_unbounded_parameter_stays_an_i64() {
     let s = session(&["N where N % 9223372036854775807 == 9223372036854775806"]);
@@ -296,5 +297,15 @@ fn an_unbounded_parameter_stays_an_i64() {
             Verdict::Unknown(_) => {}
             v => panic!("{e:?}: {v}"),
         }
+    }
+}
+
+#[test]
+fn a_model_past_i64_is_unknown_not_an_internal_error() {
+    let s = session(&["M where M % 128 == 0", "N where 1 <= N <= 4096"]);
+    let p = Property::Injective(f(&s, "(M,N):(1,M/2)"));
+    match prove_by(&p, &opts(), Engine::Z3).0 {
+        Verdict::Refuted(_) | Verdict::Unknown(_) => {}
+        v => panic!("{v}"),
     }
 }
