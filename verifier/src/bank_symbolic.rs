@@ -65,23 +65,31 @@ pub(crate) fn question(p: &crate::Property) -> Option<(&Bank, Option<(Cmp, i64)>
 }
 
 /// Answers a bank question with parameters with `engine` (`Auto`: enumeration when cheap,
-/// else z3), returning the engine that answered.
+/// else z3; `Enumeration` forced: every admitted valuation, as brute force visits them),
+/// returning the engine that answered.
 pub(crate) fn answer(
     b: &Bank,
     cmp: Option<(Cmp, i64)>,
     ctx: &Ctx,
     engine: Engine,
 ) -> PResult<(Verdict, Engine)> {
-    if engine == Engine::F2 {
-        let why = "the F2 engine decides concrete layouts only: the bank question has parameters";
-        return Ok((Verdict::Unknown(why.into()), Engine::F2));
+    match engine {
+        Engine::F2 | Engine::Structural => {
+            let why = format!(
+                "the {engine} engine decides concrete layouts only: the bank question has parameters"
+            );
+            Ok((Verdict::Unknown(why), engine))
+        }
+        Engine::Enumeration => {
+            let v = brute(b, cmp, &ctx.facts, crate::DEFAULT_WORK, &ctx.deadline)?;
+            Ok((v, Engine::Enumeration))
+        }
+        Engine::Z3 => by_z3(b, cmp, ctx),
+        Engine::Auto => match enumerable(b, &ctx.facts, &ctx.params, ENUM_VALUATIONS, ENUM_WORK)? {
+            Some(vals) => Ok((by_valuations(b, cmp, &vals, &ctx.deadline)?, Engine::Enumeration)),
+            None => by_z3(b, cmp, ctx),
+        },
     }
-    if engine != Engine::Z3
-        && let Some(vals) = enumerable(b, &ctx.facts, &ctx.params, ENUM_VALUATIONS, ENUM_WORK)?
-    {
-        return Ok((by_valuations(b, cmp, &vals, &ctx.deadline)?, Engine::Enumeration));
-    }
-    by_z3(b, cmp, ctx)
 }
 
 /// The admitted valuations of `names` when there are at most `limit` and their accesses

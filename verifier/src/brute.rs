@@ -165,16 +165,12 @@ fn equal(a: &Func, b: &Func, ps: &HashMap<String, i64>, budget: &mut Work) -> Re
     budget.take(na)?;
     if let (Some(oa), Some(ob)) = (ca.offsets()?, cb.offsets()?) {
         // Integer values on both sides: compare them in bulk, then report the first index.
-        let Some(x) = (0..na)
-            .zip(oa.iter().zip(&ob))
-            .find(|(_, (x, y))| x != y)
-            .map(|(x, _)| x)
-        else {
+        let Some(x) = oa.iter().zip(&ob).position(|(x, y)| x != y) else {
             return Ok(None);
         };
         return Ok(Some(refuted(
-            format!("A({x}) = {} but B({x}) = {}", oa[x as usize], ob[x as usize]),
-            vec![witness("A at x", &ca, x)?],
+            format!("A({x}) = {} but B({x}) = {}", oa[x], ob[x]),
+            vec![witness("A at x", &ca, x as i64)?],
             ps,
         )));
     }

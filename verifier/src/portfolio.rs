@@ -62,8 +62,9 @@ const EVAL_WEIGHT: u64 = 32;
 /// The engines [`Engine::Auto`] tries for `p`, in order; each after the first runs only when
 /// those before it did not decide the property.
 pub fn plan(p: &Property) -> Vec<Engine> {
-    let mut out = cheap(p, !params(p).is_empty());
-    out.extend(costly(p, !params(p).is_empty()));
+    let has_params = !params(p).is_empty();
+    let mut out = cheap(p, has_params);
+    out.extend(costly(p, has_params));
     out
 }
 
@@ -74,13 +75,10 @@ pub(crate) fn cheap(p: &Property, has_params: bool) -> Vec<Engine> {
     if has_params {
         return out;
     }
-    if matches!(
-        p,
-        Property::Injective(_) | Property::Bijective(_) | Property::InBounds(..) | Property::Contiguous(_)
-    ) {
+    if crate::structural::decides(p) {
         out.push(Engine::Structural);
     }
-    if f2_may_decide(p) {
+    if crate::f2::decides(p) {
         out.push(Engine::F2);
     }
     out
@@ -100,24 +98,6 @@ pub(crate) fn costly(p: &Property, has_params: bool) -> Vec<Engine> {
             _ => vec![Engine::Z3],
         },
     }
-}
-
-/// Whether the F2 engine answers this kind of property (on layouts in its fragment).
-fn f2_may_decide(p: &Property) -> bool {
-    matches!(
-        p,
-        Property::Injective(_)
-            | Property::Bijective(_)
-            | Property::InBounds(..)
-            | Property::Surjective(..)
-            | Property::Equal(..)
-            | Property::Contiguous(_)
-            | Property::LeftInverseValid(..)
-            | Property::RightInverseValid(..)
-            | Property::CompositionValid(..)
-            | Property::BankConflictFree(_)
-            | Property::ConflictDegree(..)
-    )
 }
 
 /// The points an enumeration of a concrete property visits, in odometer steps (a point

@@ -82,9 +82,6 @@ pub fn prove_by(p: &Property, opts: &Options, engine: Engine) -> (Verdict, Engin
 /// where the refutation holds for all of them).
 fn prove_checked(p: &Property, ctx: &Ctx, engine: &mut Engine) -> PResult<Verdict> {
     let mut v = match *engine {
-        Engine::Structural if bank_symbolic::question(p).is_some() => {
-            Verdict::Unknown("the structural engine does not decide bank questions".into())
-        }
         // Bank questions with parameters: their own module picks enumeration or z3.
         _ if let Some((b, cmp)) = bank_symbolic::question(p) => {
             let (v, e) = bank_symbolic::answer(b, cmp, ctx, *engine)?;
@@ -95,26 +92,8 @@ fn prove_checked(p: &Property, ctx: &Ctx, engine: &mut Engine) -> PResult<Verdic
             let has_params = !ctx.params.is_empty();
             let mut last = Verdict::Unknown("no engine decides this property".into());
             // The costly engines' plan is worked out only when the cheap ones did not decide.
-            let cheap = portfolio::cheap(p, has_params).into_iter();
-            let mut costly = None;
-            let next = cheap.chain(std::iter::from_fn(|| {
-                costly
-                    .get_or_insert_with(|| portfolio::costly(p, has_params).into_iter())
-                    .next()
-            }));
-            for e in next {
-                *engine = e;
-                match by(p, ctx, e)? {
-                    Ok(v @ (Verdict::Proved | Verdict::Refuted(_))) => {
-                        last = v;
-                        break;
-                    }
-                    Ok(v) => last = v,
-                    Err(why) => last = Verdict::Unknown(why),
-                }
-                if ctx.deadline.expired() {
-                    break;
-                }
+            if !first_decision(p, ctx, portfolio::cheap(p, has_params), engine, &mut last)? {
+                first_decision(p, ctx, portfolio::costly(p, has_params), engine, &mut last)?;
             }
             last
         }
@@ -129,6 +108,29 @@ fn prove_checked(p: &Property, ctx: &Ctx, engine: &mut Engine) -> PResult<Verdic
         c.params.sort();
     }
     Ok(v)
+}
+
+/// Asks `engines` in turn until one proves or refutes `p` (its answer in `last`, the engine
+/// in `engine`); `last` keeps the latest reason otherwise. Returns whether to stop: a
+/// decision, or the deadline passed.
+fn first_decision(
+    p: &Property,
+    ctx: &Ctx,
+    engines: Vec<Engine>,
+    engine: &mut Engine,
+    last: &mut Verdict,
+) -> PResult<bool> {
+    for e in engines {
+        *engine = e;
+        *last = match by(p, ctx, e)? {
+            Ok(v) => v,
+            Err(why) => Verdict::Unknown(why),
+        };
+        if matches!(last, Verdict::Proved | Verdict::Refuted(_)) || ctx.deadline.expired() {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// One engine's answer; `Err` with the reason where it does not decide the property.

@@ -106,6 +106,15 @@ fn index_of(leaves: &[Leaf], coord: impl Fn(&Leaf) -> i128) -> Option<i64> {
     i64::try_from(x).ok()
 }
 
+/// Whether the structural engine answers this kind of property (on concrete integer-strided
+/// layouts): the properties [`answer`] handles.
+pub(crate) fn decides(p: &Property) -> bool {
+    matches!(
+        p,
+        Property::Injective(_) | Property::Bijective(_) | Property::InBounds(..) | Property::Contiguous(_)
+    )
+}
+
 /// The structural engine's verdict on `p`, or why it does not decide it.
 pub(crate) fn answer(p: &Property, ctx: &Ctx) -> PResult<Result<Verdict, String>> {
     if !ctx.params.is_empty() {

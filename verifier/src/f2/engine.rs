@@ -11,8 +11,27 @@ use crate::func::Func;
 use crate::property::{Property, funcs};
 use crate::verdict::{Counterexample, Verdict};
 
-/// The F2 engine's verdict on `p`, or why `p` is outside what it decides: injectivity,
-/// bijectivity and bank questions on concrete functions in the fragment.
+/// Whether the F2 engine answers this kind of property (on layouts in its fragment): the
+/// properties [`answer`] handles.
+pub(crate) fn decides(p: &Property) -> bool {
+    matches!(
+        p,
+        Property::Injective(_)
+            | Property::Bijective(_)
+            | Property::InBounds(..)
+            | Property::Surjective(..)
+            | Property::Equal(..)
+            | Property::Contiguous(_)
+            | Property::LeftInverseValid(..)
+            | Property::RightInverseValid(..)
+            | Property::CompositionValid(..)
+            | Property::BankConflictFree(_)
+            | Property::ConflictDegree(..)
+    )
+}
+
+/// The F2 engine's verdict on `p`, or why `p` is outside what it decides: the properties of
+/// [`decides`] on concrete functions in the fragment.
 pub(crate) fn answer(p: &Property, ctx: &Ctx) -> PResult<Fragment<Verdict>> {
     if !ctx.params.is_empty() {
         return Ok(outside("the property has parameters".into()));

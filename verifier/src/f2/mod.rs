@@ -31,7 +31,7 @@ mod image;
 pub mod matrix;
 
 pub use bank::{F2Bank, bank_degree};
-pub(crate) use engine::answer;
+pub(crate) use engine::{answer, decides};
 pub use matrix::{BitMatrix, MAX_BITS};
 
 use crate::func::{Concrete, Func};
