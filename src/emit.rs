@@ -12,7 +12,7 @@ use crate::lang::Session;
 use crate::lower::lower_value;
 use crate::simplify::{Request, simplify_value, validation_line};
 use std::collections::HashMap;
-use tessera_codegen::{EmitError, Lang, Signature, emit};
+use tessera_codegen::{EmitError, Lang, Signature, emit, fit_int64};
 use tessera_ir::index::{IndexExpr, Var};
 use tessera_ir::simplify::Domain;
 use tessera_ir::sym::Interval;
@@ -156,13 +156,17 @@ pub fn emit_with(
             "Simplified by egg: {} -> {} operations, {} -> {} div/mod, weighted cost {} -> {}.",
             b.ops, a.ops, b.div_mod, a.div_mod, b.weighted, a.weighted
         ));
-        low.notes.push(capitalized(&validation_line(&v)));
+        low.notes.push(capitalized(&validation_line(&v, false)));
         low
     };
     // Code that divides by 0 or shifts out of range somewhere is not emitted.
     l.expr.check_defined(&l.ranges)?;
     let mut sig = Signature::for_expr(&l.expr, name, &l.ranges, &l.moduli)?;
+    // Every intermediate fits in int64 for every value the assumptions admit: bounds the facts
+    // do not imply are added as assumptions, and said.
+    let added = fit_int64(&l.expr, &mut sig)?;
     sig.notes = l.notes;
+    sig.notes.extend(added);
     Ok(emit(&l.expr, lang, &sig)?)
 }
 

@@ -3,10 +3,14 @@
 //! domain (the index range, the coordinate box, the parameters' facts) and a header naming it.
 
 use crate::lang::{Session, Value};
-use tessera_ir::index::{IndexExpr, Var, lower_composed, lower_coords, lower_index, lower_sym, parse_index};
+use std::collections::HashMap;
+use tessera_ir::index::{
+    IndexExpr, Node, NodeId, Var, lower_composed, lower_composed_coords, lower_coords, lower_index,
+    lower_sym, parse_index, parse_index_with_columns,
+};
 use tessera_ir::simplify::Domain;
 use tessera_ir::sym::{Facts, Interval, SymInt};
-use tessera_ir::{Error, Int, Result};
+use tessera_ir::{Error, Int, ParseError, Result};
 
 /// A lowered expression with its domain.
 #[derive(Clone, Debug)]
@@ -22,9 +26,19 @@ pub struct Lowered {
     pub notes: Vec<String>,
 }
 
-/// `0 <= v < extent`.
-fn below(facts: &Facts, extent: &SymInt) -> Interval {
-    Interval::new(Some(0), facts.range(extent).hi().map(|h| h - 1))
+/// `0 <= v < extent`; an error when the extent can pass int64 (the index code and its
+/// arguments are int64s), naming the extent and its largest value.
+fn below(facts: &Facts, extent: &SymInt, what: &str) -> Result<Interval> {
+    let hi = facts.range(extent).hi();
+    if let Some(h) = hi
+        && h - 1 > i128::from(i64::MAX)
+    {
+        return Err(Error::invalid(format!(
+            "the {what} {extent} reaches {h} under the parameters' facts, past int64 (at most {}): bound the parameters so that it fits",
+            i64::MAX
+        )));
+    }
+    Ok(Interval::new(Some(0), hi.map(|h| h - 1)))
 }
 
 /// `NAME=LO..HI`: the range of an input of an index expression.
@@ -56,6 +70,8 @@ fn parse_range(s: &str) -> Result<(Var, Interval)> {
 /// ```
 pub fn lower_value(session: &Session, src: &str, coords: bool, ranges: &[String]) -> Result<Lowered> {
     let facts = session.facts();
+    // The operators' columns, for an index expression given as text.
+    let mut columns: Option<HashMap<NodeId, usize>> = None;
     let mut domain = Domain::default();
     let mut notes = Vec::new();
     let mut size_note = |size: &SymInt| {
@@ -74,7 +90,7 @@ pub fn lower_value(session: &Session, src: &str, coords: bool, ranges: &[String]
         Ok(Value::Layout(l)) if coords => {
             let mut box_ = Vec::new();
             for (k, s) in l.flat_shape().iter().enumerate() {
-                let r = below(facts, s);
+                let r = below(facts, s, &format!("extent of mode {k}"))?;
                 domain.interval(Var::Coord(k as u32), r);
                 box_.push(show(r).replace("{}", &format!("c{k}")));
             }
@@ -86,15 +102,27 @@ pub fn lower_value(session: &Session, src: &str, coords: bool, ranges: &[String]
         Ok(Value::Layout(l)) => {
             let size = l.size()?;
             size_note(&size);
-            let r = below(facts, &size);
+            let r = below(facts, &size, "size")?;
             domain.interval(Var::Index, r);
             let at = show(r).replace("{}", "i");
             (format!("{l} at linear index i, {at}"), lower_index(&l)?)
         }
-        Ok(Value::Composed(c)) if !coords => {
+        Ok(Value::Composed(c)) if coords => {
+            let mut box_ = Vec::new();
+            for (k, s) in c.inner.flat_shape().iter().enumerate() {
+                let r = below(facts, s, &format!("extent of mode {k}"))?;
+                domain.interval(Var::Coord(k as u32), r);
+                box_.push(show(r).replace("{}", &format!("c{k}")));
+            }
+            (
+                format!("{c} at flat coordinates, {}", box_.join(", ")),
+                lower_composed_coords(&c)?,
+            )
+        }
+        Ok(Value::Composed(c)) => {
             let size = c.inner.size()?;
             size_note(&size);
-            let r = below(facts, &size);
+            let r = below(facts, &size, "size")?;
             domain.interval(Var::Index, r);
             let at = show(r).replace("{}", "i");
             (format!("{c} at linear index i, {at}"), lower_composed(&c)?)
@@ -103,20 +131,21 @@ pub fn lower_value(session: &Session, src: &str, coords: bool, ranges: &[String]
         Ok(v) => return Err(Error::invalid(format!("cannot lower {} ({v})", v.kind()))),
         // Not a value of the language: an index expression, when it reads as one.
         Err(e) => {
-            let expr = match parse_index(src) {
-                Ok(x) => x,
+            let expr = match parse_index_with_columns(src) {
+                Ok((x, at)) => {
+                    columns = Some(at);
+                    x
+                }
                 Err(_) if src.contains([':', '<', '@']) => return Err(e),
                 Err(x) => return Err(x),
             };
             let inputs = expr.inputs();
+            // A range of an input the expression does not read is allowed (and unused).
             for r in ranges {
                 let (v, i) = parse_range(r)?;
-                if !inputs.contains(&v) {
-                    return Err(Error::invalid(format!(
-                        "--range {r}: the expression does not read {v}"
-                    )));
+                if inputs.contains(&v) {
+                    domain.interval(v, i);
                 }
-                domain.interval(v, i);
             }
             if let Some(v) = inputs
                 .iter()
@@ -144,12 +173,48 @@ pub fn lower_value(session: &Session, src: &str, coords: bool, ranges: &[String]
             domain.modulus(v, m);
         }
     }
+    if let Some(at) = &columns {
+        overflow_everywhere(&expr, &domain, src, at)?;
+    }
     Ok(Lowered {
         what,
         expr,
         domain,
         notes,
     })
+}
+
+/// An error, pointing at the operator, for an operation of an index expression that leaves
+/// int64 at every point of the domain (`7 << 61`): no emitted code could compute it.
+fn overflow_everywhere(e: &IndexExpr, domain: &Domain, src: &str, at: &HashMap<NodeId, usize>) -> Result<()> {
+    let live = e.live();
+    let iv = e.intervals(domain.ranges());
+    let (min, max) = (i128::from(i64::MIN), i128::from(i64::MAX));
+    for (k, n) in e.nodes().iter().enumerate() {
+        let Node::Op(op, _) = n else { continue };
+        let outside = iv[k].lo().is_some_and(|l| l > max) || iv[k].hi().is_some_and(|h| h < min);
+        if !live[k] || !outside {
+            continue;
+        }
+        let col = at.iter().find(|(n, _)| n.index() == k).map_or(0, |(_, c)| *c);
+        let value = match (iv[k].lo(), iv[k].hi()) {
+            (Some(l), Some(h)) if l == h => format!("its value is {l}"),
+            (l, h) => format!(
+                "its values lie in [{}, {}]",
+                l.map_or("-inf".into(), |v| v.to_string()),
+                h.map_or("inf".into(), |v| v.to_string())
+            ),
+        };
+        return Err(Error::Parse(ParseError::new(
+            format!(
+                "integer overflow: this '{}' leaves int64 at every point of the domain ({value})",
+                op.symbol()
+            ),
+            src,
+            col,
+        )));
+    }
+    Ok(())
 }
 
 /// Lowers the value of `src` and renders it with a header naming what was lowered.

@@ -199,7 +199,9 @@ enum Cmd {
         /// Skip the validation: for benchmarks only, the result is then unproved.
         #[arg(long)]
         no_validate: bool,
-        /// The validation's time limit in milliseconds (default 2000).
+        /// An outer safety limit on the validation, in milliseconds (default 60000): past it
+        /// the command fails. What is validated is decided by counted limits (z3's resource
+        /// limit, the enumeration's point count), the same on an idle and a loaded machine.
         #[arg(long, value_name = "MS")]
         timeout: Option<u64>,
     },
@@ -249,6 +251,11 @@ enum Cmd {
         /// Skip the validation of the simplification: for benchmarks only.
         #[arg(long)]
         no_validate: bool,
+        /// An outer safety limit on the validation, in milliseconds (default 60000): past it
+        /// the command fails, never emits other code. What is emitted is decided by counted
+        /// limits (egg's nodes and iterations, z3's resource limit), the same on any machine.
+        #[arg(long, value_name = "MS")]
+        timeout: Option<u64>,
     },
 }
 
@@ -542,13 +549,14 @@ fn run(cli: Cli) -> i32 {
             ranges,
             no_simplify,
             no_validate,
+            timeout,
         } => {
             let opts = tessera::emit::Options {
                 request: tessera::simplify::Request {
                     coords,
                     ranges,
                     no_validate,
-                    timeout_ms: None,
+                    timeout_ms: timeout,
                 },
                 no_simplify,
             };

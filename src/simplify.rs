@@ -57,19 +57,22 @@ fn costs(c: &Cost) -> String {
     )
 }
 
-/// One line on the validation: proved, skipped, or why the input is kept.
-pub fn validation_line(v: &Validated) -> String {
+/// One line on the validation: proved, skipped, or why the input is kept; with its time when
+/// `timed` (the `simplify` report), without it in emitted code, whose text must not depend on
+/// the machine.
+pub fn validation_line(v: &Validated, timed: bool) -> String {
+    let took = if timed {
+        format!(" ({})", ms(v.validate_time))
+    } else {
+        String::new()
+    };
     match &v.validation {
         None if v.candidate == v.expr && v.before == v.after => "nothing to validate: no cheaper form".into(),
         None => "NOT VALIDATED (--no-validate): do not use this result".into(),
-        Some(Verdict::Proved) if v.engine == Some(Engine::Enumeration) => format!(
-            "validated: equal at every point of the domain, by enumeration ({})",
-            ms(v.validate_time)
-        ),
-        Some(Verdict::Proved) => format!(
-            "validated: z3 proved it equal on the whole domain ({})",
-            ms(v.validate_time)
-        ),
+        Some(Verdict::Proved) if v.engine == Some(Engine::Enumeration) => {
+            format!("validated: equal at every point of the domain, by enumeration{took}")
+        }
+        Some(Verdict::Proved) => format!("validated: z3 proved it equal on the whole domain{took}"),
         Some(other) => format!("validation {other}; the unsimplified expression is kept"),
     }
 }
@@ -90,7 +93,6 @@ pub fn simplify_text(session: &Session, src: &str, req: &Request) -> Result<Stri
         Stop::Saturated => "saturated",
         Stop::NodeLimit => "node limit",
         Stop::IterationLimit => "iteration limit",
-        Stop::TimeLimit => "time limit",
     };
     let mut out = String::new();
     let _ = writeln!(out, "# {}", l.what);
@@ -102,7 +104,7 @@ pub fn simplify_text(session: &Session, src: &str, req: &Request) -> Result<Stri
         costs(&v.after),
         ms(v.simplify_time)
     );
-    let _ = writeln!(out, "# {}", validation_line(&v));
+    let _ = writeln!(out, "# {}", validation_line(&v, true));
     let _ = write!(out, "{}", v.expr);
     Ok(out)
 }

@@ -110,7 +110,6 @@ fn errors_are_bad_input() {
         &["emit", "4:1"],
         &["emit", "--lang", "c", "--name", "int", "4:1"],
         &["emit", "--lang", "rust", "--name", "fn", "4:1"],
-        &["emit", "--lang", "c", "--coords", SWIZZLED],
         &["emit", "--lang", "c", "(4,8"],
         &["emit", "--lang", "c", "--param", "M where M % 0 == 0", "M"],
     ] {

@@ -99,10 +99,6 @@ fn tiny_limits_end_in_a_validated_result() {
             iterations: 1,
             ..Limits::default()
         },
-        Limits {
-            time: std::time::Duration::from_micros(1),
-            ..Limits::default()
-        },
     ] {
         let v = simplify_validated(&l.expr, &l.domain, &facts, &limits, &Options::default(), true).unwrap();
         assert!(v.after.weighted <= v.before.weighted);
@@ -113,4 +109,19 @@ fn tiny_limits_end_in_a_validated_result() {
         );
         assert_ne!(v.stop, tessera_ir::simplify::Stop::Saturated, "{limits:?}");
     }
+}
+
+/// The time limit is a safety limit: reaching it fails the simplification (an error the user
+/// sees), it never hands back a different, less simplified expression.
+#[test]
+fn the_time_limit_fails_rather_than_changing_the_result() {
+    let s = Session::new(&[], &[]).unwrap();
+    let l = lower_value(&s, "Sw<3,3,3> o ((8,16),64):((64,512),1)", false, &[]).unwrap();
+    let facts = Arc::new(s.facts().clone());
+    let limits = Limits {
+        time: std::time::Duration::from_nanos(1),
+        ..Limits::default()
+    };
+    let e = simplify_validated(&l.expr, &l.domain, &facts, &limits, &Options::default(), true).unwrap_err();
+    assert!(e.to_string().contains("safety time limit"), "{e}");
 }

@@ -55,6 +55,22 @@ pub enum EmitError {
         /// The amount, as printed.
         amount: String,
     },
+    /// An operation that leaves int64 even with every argument at its admitted value nearest
+    /// 0, so that no bound on the arguments makes the code fit.
+    #[error("t{node} = {op} overflows int64 even with every argument at its admitted value nearest 0 (its value lies in [{}, {}]), so no bound on the arguments makes the code fit", show_end(.lo), show_end(.hi))]
+    Overflow {
+        /// The operation's node.
+        node: usize,
+        /// The operation as written, e.g. `7 << 61`.
+        op: String,
+        /// Its smallest value, if bounded.
+        lo: Option<i128>,
+        /// Its largest value, if bounded.
+        hi: Option<i128>,
+    },
+    /// A bug of the code generator.
+    #[error("internal error: {0}")]
+    Internal(String),
     /// An unknown target language.
     #[error("unknown language '{0}' (expected c, rust, cuda or ptx)")]
     UnknownLang(String),
@@ -72,4 +88,9 @@ pub enum EmitError {
         /// The architecture asked for.
         arch: &'static str,
     },
+}
+
+/// An interval's end as printed: the number, or "unbounded".
+fn show_end(x: &Option<i128>) -> String {
+    x.map_or("unbounded".to_string(), |v| v.to_string())
 }

@@ -31,6 +31,7 @@
 
 mod c;
 mod error;
+mod int64_fit;
 mod jit;
 pub mod kernel;
 mod lang;
@@ -42,6 +43,7 @@ mod rust;
 mod signature;
 
 pub use error::EmitError;
+pub use int64_fit::fit_int64;
 pub use jit::{
     CompiledKernel, CopyKernel, CopyMode, CopySpec, GemmKernel, GemmSpec, IndexFn, JitError, JitOptions,
     StmtPath, Times,

@@ -33,6 +33,14 @@ pub struct Sides {
     /// The quotient and remainder variables of each integer division, by its operands (z3's
     /// terms are hash-consed: equal operands are one term).
     divisions: HashMap<(Int, Int), (Int, Int)>,
+    /// When set, [`encode`] collects here the conditions under which every operation it encodes
+    /// is defined in int64: each intermediate in `[-2^63, 2^63)`, no division by 0, shifts by
+    /// `0..=62` (what [`tessera_ir::index::Op::eval`] checks, and what emitted code needs).
+    pub defined: Option<Vec<Bool>>,
+    /// Whether an integer division's defining condition is guarded by a non-zero divisor
+    /// (`b != 0 -> a == q*b + r ...`) instead of asserting `b != 0`: a query that reasons about
+    /// where an expression is defined must not exclude the points where a divisor is 0.
+    pub guarded: bool,
 }
 
 impl Sides {
@@ -48,6 +56,10 @@ impl Sides {
         }
         let (q, r, side) = a.floor_divmod(b, nonneg)?;
         if let Some(side) = side {
+            let side = match b {
+                Term::I(y) if self.guarded => y.eq(Int::from_i64(0)).not().implies(&side),
+                _ => side,
+            };
             self.conds.push(side);
             self.locals.extend([q.clone(), r.clone()]);
             if let (Term::I(x), Term::I(y), Term::I(qi), Term::I(ri)) = (a, b, &q, &r) {
@@ -264,6 +276,42 @@ fn int_bits(
     }
 }
 
+/// `t` lies in `[-2^63, 2^63)`; `None` where the arithmetic cannot leave it (bit-vectors of at
+/// most 64 bits, sized by the interval analysis to hold every value).
+fn fits_i64(t: &Term, mode: Mode) -> Option<Bool> {
+    match (t, mode) {
+        (Term::B(b), Mode::Bv(w)) if w > 64 => Some(Bool::and(&[
+            BV::from_i64(i64::MIN, w).bvsle(b),
+            b.bvsle(BV::from_i64(i64::MAX, w)),
+        ])),
+        (Term::B(_), _) => None,
+        (Term::I(i), _) => Some(Bool::and(&[
+            Int::from_i64(i64::MIN).le(i),
+            i.le(Int::from_i64(i64::MAX)),
+        ])),
+    }
+}
+
+/// The shift amount `id` (encoded as `t`) lies in `0..=62`, as [`tessera_ir::index::Op::eval`]
+/// requires.
+fn shift_in_range(
+    e: &IndexExpr,
+    id: tessera_ir::index::NodeId,
+    t: &Option<Term>,
+    mode: Mode,
+) -> Result<Bool> {
+    if let Some(c) = e.node(id).as_const() {
+        return Ok(Bool::from_bool((0..=62).contains(&c)));
+    }
+    let t = t
+        .as_ref()
+        .ok_or_else(|| ProveError::internal("operand not encoded"))?;
+    Ok(Bool::and(&[
+        Term::konst(mode, 0).le(t)?,
+        t.le(&Term::konst(mode, 62))?,
+    ]))
+}
+
 fn pow2(v: i64) -> bool {
     v > 0 && v & (v - 1) == 0
 }
@@ -296,6 +344,7 @@ pub fn encode(
                 .clone()
                 .ok_or_else(|| ProveError::internal("operand not encoded"))
         };
+        let mut undefined_unless: Option<Bool> = None;
         let v = match n {
             Node::Const(c) => Term::konst(mode, *c),
             Node::Var(v) => inputs
@@ -311,7 +360,11 @@ pub fn encode(
                     Op::Div | Op::Mod => {
                         let nonneg =
                             ranges[args[0].index()].is_at_least(0) && ranges[args[1].index()].is_at_least(1);
-                        let (q, r) = sides.divmod(&x(0)?, &x(1)?, nonneg)?;
+                        let d = x(1)?;
+                        if sides.defined.is_some() {
+                            undefined_unless = Some(d.eq(&Term::konst(mode, 0))?.not());
+                        }
+                        let (q, r) = sides.divmod(&x(0)?, &d, nonneg)?;
                         if *op == Op::Div { q } else { r }
                     }
                     Op::And | Op::Shl | Op::Shr if mode == Mode::Int => {
@@ -337,6 +390,15 @@ pub fn encode(
                 }
             }
         };
+        if let (Some(d), Node::Op(op, args)) = (sides.defined.as_mut(), n) {
+            d.extend(undefined_unless);
+            if matches!(op, Op::Shl | Op::Shr) {
+                d.push(shift_in_range(e, args[1], &t[args[1].index()], mode)?);
+            }
+            if matches!(op, Op::Add | Op::Sub | Op::Mul | Op::Div | Op::Shl) {
+                d.extend(fits_i64(&v, mode));
+            }
+        }
         t[k] = Some(v);
     }
     let mut out = BTreeMap::new();

@@ -33,6 +33,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use tessera_ir::index::{IndexExpr, Op, Program, Var};
 use tessera_ir::sym::{Facts, Interval};
+use z3::ast::Bool;
 
 /// Proves `a` and `b` equal (every output, by name) at every point of `domain` and every
 /// parameter value the facts admit, within `opts.timeout_ms`.
@@ -49,6 +50,12 @@ pub fn prove_equivalent(
 ) -> Verdict {
     prove_equivalent_by(a, b, domain, facts, opts, Engine::Auto).0
 }
+
+/// z3's resource limit for one equivalence query (its deterministic count, see
+/// `Query::set_rlimit`): what decides between a validated and a kept expression, so that the
+/// emitted text is the same on any machine. About a second of z3's time on this project's
+/// machines; the wall-clock deadline stays as an outer safety limit.
+pub const VALIDATION_RLIMIT: u32 = 20_000_000;
 
 /// The most points (inputs times parameter values) an enumeration visits.
 pub const MAX_ENUMERATION: u128 = 1 << 16;
@@ -223,7 +230,7 @@ fn by_cases(
     deadline: Deadline,
 ) -> PResult<Verdict> {
     if !(nonlinear(a) || nonlinear(b)) {
-        return equivalent(a, b, domain, facts, deadline);
+        return equivalent(a, b, domain, facts, deadline, VALIDATION_RLIMIT);
     }
 
     let mut names: Vec<String> = a
@@ -238,12 +245,14 @@ fn by_cases(
     names.sort();
     names.dedup();
     let Some(all) = cases(facts, &names) else {
-        return equivalent(a, b, domain, facts, deadline);
+        return equivalent(a, b, domain, facts, deadline, VALIDATION_RLIMIT);
     };
+    // The cases share one resource budget (each case at least a small one).
+    let share = (VALIDATION_RLIMIT / all.len().max(1) as u32).max(MIN_CASE_RLIMIT);
     for c in &all {
         deadline.check()?;
         let (x, y) = (a.bind(c), b.bind(c));
-        match equivalent(&x, &y, domain, facts, deadline)? {
+        match equivalent(&x, &y, domain, facts, deadline, share)? {
             Verdict::Proved => {}
             Verdict::Refuted(mut ce) => {
                 ce.params = c.iter().map(|(v, x)| (v.to_string(), *x)).collect();
@@ -256,12 +265,17 @@ fn by_cases(
     Ok(Verdict::Proved)
 }
 
+/// The least resource limit of one case of [`by_cases`].
+const MIN_CASE_RLIMIT: u32 = 200_000;
+
+/// `a` and `b` agree, in int64, wherever `a` is defined, within z3's resource limit `rlimit`.
 fn equivalent(
     a: &IndexExpr,
     b: &IndexExpr,
     domain: &HashMap<Var, Interval>,
     facts: &Arc<Facts>,
     deadline: Deadline,
+    rlimit: u32,
 ) -> PResult<Verdict> {
     let names = |e: &IndexExpr| e.outputs().iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
     if names(a) != names(b) {
@@ -287,15 +301,20 @@ fn equivalent(
         ..Scope::default()
     };
     let mut q = Query::new(facts.clone(), &scope, deadline)?;
+    q.int64_semantics();
+    q.set_rlimit(rlimit);
     let mut terms = HashMap::new();
     for v in &inputs {
         let t = q.input(&v.to_string(), domain[v])?;
         terms.insert(v.clone(), t);
     }
-    let oa = q.apply_vars(a, &terms, domain)?;
-    let ob = q.apply_vars(b, &terms, domain)?;
+    // What the machine computes: wherever every intermediate of `a` fits in int64 (and no
+    // divisor is 0), every intermediate of `b` must fit too, and the outputs agree.
+    let (oa, defined_a) = q.apply_vars_defined(a, &terms, domain)?;
+    let (ob, defined_b) = q.apply_vars_defined(b, &terms, domain)?;
     let same = points_equal(&q, &oa, &ob)?;
-    q.assert(&same.not());
+    q.assert(&defined_a);
+    q.assert(&Bool::and(&[defined_b, same]).not());
     match q.solve()? {
         Outcome::Unsat => Ok(Verdict::Proved),
         Outcome::Unknown(r) => Ok(Verdict::Unknown(r)),
@@ -314,7 +333,7 @@ fn equivalent(
                 at.insert(v.clone(), val);
             }
             let (x, y) = (a.eval_vars(&at), b.eval_vars(&at));
-            if x.as_ref().ok() == y.as_ref().ok() {
+            if x.is_err() || x.as_ref().ok() == y.as_ref().ok() {
                 return Err(ProveError::internal(format!(
                     "z3's counterexample {at:?} does not reproduce: {x:?} and {y:?}"
                 )));

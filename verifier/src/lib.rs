@@ -53,7 +53,7 @@ pub use bank::{Analysis, Bank, Cmp, Conflict, PhaseCost, analyze, analyze_by, ph
 pub use brute::{DEFAULT_WORK, brute, brute_by};
 pub use deadline::Deadline;
 pub use engine::Engine;
-pub use equivalence::{MAX_ENUMERATION, prove_equivalent, prove_equivalent_by};
+pub use equivalence::{MAX_ENUMERATION, VALIDATION_RLIMIT, prove_equivalent, prove_equivalent_by};
 pub use error::ProveError;
 pub use f2::{BitMatrix, F2Bank, F2Layout, Fragment, MAX_BITS, NotInFragment, bank_degree};
 pub use func::{Concrete, Func, Point};

@@ -63,6 +63,8 @@ pub struct Query {
     global: Sides,
     /// Named index variables, in creation order, for counterexamples.
     pub indices: Vec<(String, Term)>,
+    /// Parameters are int64s (see [`Query::int64_semantics`]).
+    int64: bool,
 }
 
 /// The parameters an expression reads.
@@ -174,6 +176,7 @@ impl Query {
             deadline,
             global: Sides::default(),
             indices: Vec::new(),
+            int64: false,
         })
     }
 
@@ -211,6 +214,10 @@ impl Query {
         self.solver.assert(&k(lo)?.le(&t)?);
         if let Some(h) = hi {
             self.solver.assert(&t.le(&k(h)?)?);
+        }
+        if self.int64 && matches!(t, Term::I(_)) {
+            self.solver.assert(&self.konst(i64::MIN).le(&t)?);
+            self.solver.assert(&t.le(&self.konst(i64::MAX))?);
         }
         if f.modulus > 1 {
             // `t % k == r` with the floor remainder (`0 <= r < k`), whatever the sign of `t`.
@@ -321,6 +328,37 @@ impl Query {
         );
         let r = e.intervals(&rin);
         self.encode_global(e, &inputs, &r)
+    }
+
+    /// Limits z3 by its deterministic resource count (`rlimit`) instead of the clock: past it
+    /// the check answers unknown, the same on an idle and on a loaded machine.
+    pub fn set_rlimit(&self, rlimit: u32) {
+        let mut p = z3::Params::new();
+        p.set_u32("rlimit", rlimit);
+        self.solver.set_params(&p);
+    }
+
+    /// Makes this query reason about where expressions are defined in int64: integer
+    /// divisions no longer assert a non-zero divisor (see [`Sides::guarded`]), and every
+    /// parameter is an int64. Call before encoding anything.
+    pub fn int64_semantics(&mut self) {
+        self.global.guarded = true;
+        self.int64 = true;
+    }
+
+    /// Like [`Query::apply_vars`], also returning the condition under which every operation
+    /// of `e` is defined in int64 (each intermediate in `[-2^63, 2^63)`, no division by 0,
+    /// shifts by `0..=62`): what [`IndexExpr::eval_vars`] checks, and what emitted code needs.
+    pub fn apply_vars_defined(
+        &mut self,
+        e: &IndexExpr,
+        terms: &HashMap<Var, Term>,
+        ranges: &HashMap<Var, Interval>,
+    ) -> PResult<(BTreeMap<String, Term>, Bool)> {
+        self.global.defined = Some(Vec::new());
+        let out = self.apply_vars(e, terms, ranges);
+        let conds = self.global.defined.take().unwrap_or_default();
+        Ok((out?, Bool::and(&conds)))
     }
 
     /// The outputs of `e` at index `input` (whose values lie in `range`).

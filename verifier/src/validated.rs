@@ -27,9 +27,11 @@ use tessera_ir::index::{Cost, IndexExpr};
 use tessera_ir::simplify::{Domain, Limits, Simplified, Stop, simplify};
 use tessera_ir::sym::Facts;
 
-/// The time limit of a validation when the options set none: past it the verdict is unknown
-/// and the input expression is used.
-pub const VALIDATION_TIMEOUT_MS: u64 = 2_000;
+/// The time limit of a validation when the options set none. It is an outer safety limit:
+/// z3's deterministic resource limit ([`crate::VALIDATION_RLIMIT`]) and the enumeration's
+/// point count decide between the simplified and the input expression; past this time
+/// [`simplify_validated`] fails instead, so the clock never changes what is emitted.
+pub const VALIDATION_TIMEOUT_MS: u64 = 60_000;
 
 /// A simplification and its validation.
 #[derive(Clone, Debug)]
@@ -63,7 +65,8 @@ pub struct Validated {
 /// [`VALIDATION_TIMEOUT_MS`]).
 ///
 /// @post `fell_back` is false only if the validation proved the result (or was skipped);
-/// `expr` is then the simplified expression, else `e` itself.
+/// `expr` is then the simplified expression, else `e` itself. The outcome does not depend on
+/// the machine's load: a validation stopped by the clock is an error.
 pub fn simplify_validated(
     e: &IndexExpr,
     domain: &Domain,
@@ -92,6 +95,13 @@ pub fn simplify_validated(
         None => (None, None),
     };
     let validate_time = start.elapsed();
+    if validation.as_ref().is_some_and(Verdict::is_timeout) {
+        return Err(tessera_ir::Error::invalid(format!(
+            "the validation ran past its safety time limit of {} ms (z3's resource limit and the \
+             enumeration's point count decide its outcome; the clock only stops a run that would not end)",
+            opts.timeout_ms.unwrap_or(VALIDATION_TIMEOUT_MS)
+        )));
+    }
     let fell_back = validation.as_ref().is_some_and(|v| *v != Verdict::Proved);
     let (used, cost) = if fell_back {
         (e.clone(), before)

@@ -85,17 +85,32 @@ impl Verdict {
         }
     }
 
+    /// Whether this is the unknown of a wall-clock time limit (and so may differ on a machine
+    /// under another load).
+    ///
+    /// ```
+    /// use tessera_verifier::Verdict;
+    /// assert!(Verdict::from_error(tessera_verifier::ProveError::Timeout).is_timeout());
+    /// assert!(!Verdict::Unknown("max. resource limit exceeded".into()).is_timeout());
+    /// ```
+    pub fn is_timeout(&self) -> bool {
+        matches!(self, Verdict::Unknown(r) if r == TIMEOUT)
+    }
+
     /// The verdict of an answer that is neither a proof nor a refutation.
     pub fn from_error(e: crate::error::ProveError) -> Verdict {
         use crate::error::ProveError;
         match e {
             ProveError::Invalid(m) => Verdict::Invalid(m),
-            ProveError::Timeout => Verdict::Unknown("timeout".into()),
+            ProveError::Timeout => Verdict::Unknown(TIMEOUT.into()),
             ProveError::Unknown(m) => Verdict::Unknown(m),
             ProveError::Internal(m) => Verdict::Internal(m),
         }
     }
 }
+
+/// The reason of the unknown verdict a wall-clock time limit gives.
+const TIMEOUT: &str = "timeout";
 
 impl fmt::Display for Verdict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -81,10 +81,7 @@ impl Acc {
             }
             Stride::Basis(_) => {
                 for (path, v) in d.terms() {
-                    let name = format!(
-                        "coord{}",
-                        path.iter().map(|p| format!("[{p}]")).collect::<String>()
-                    );
+                    let name = coord_name(&path);
                     let dv = v.lower(b)?;
                     let t = b.mul(c, dv);
                     let slot = self.slot(b, &name);
@@ -106,14 +103,91 @@ impl Acc {
         }
     }
 
-    fn finish(mut self, b: &mut Builder, cod: Codomain) -> Vec<(String, NodeId)> {
-        // Integer and F2 codomains always have an `offset` (0 when every stride is 0).
-        if cod != Codomain::Coord || self.outputs.is_empty() {
+    /// The outputs, complete: integer and F2 codomains always have an `offset` (0 when every
+    /// stride is 0); a coordinate codomain has one output per leaf of the dense tuple its
+    /// strides span (0 where no stride reaches), in coordinate order, as `eval` prints it.
+    fn finish<I: Int>(
+        mut self,
+        b: &mut Builder,
+        cod: Codomain,
+        strides: &[Stride<I>],
+    ) -> Result<Vec<(String, NodeId)>> {
+        if cod != Codomain::Coord {
             self.slot(b, "offset");
+            return Ok(self.outputs);
         }
-        self.outputs.sort_by(|x, y| x.0.cmp(&y.0));
-        self.outputs
+        let leaves = coord_leaves(strides)?;
+        if leaves.is_empty() {
+            self.slot(b, "offset");
+            return Ok(self.outputs);
+        }
+        let mut out = Vec::with_capacity(leaves.len());
+        for path in &leaves {
+            let k = self.slot(b, &coord_name(path));
+            out.push(self.outputs[k].clone());
+        }
+        Ok(out)
     }
+}
+
+/// The output name of the coordinate component at `path`: `coord[1]`, `coord[0][2]`.
+fn coord_name(path: &[u32]) -> String {
+    format!(
+        "coord{}",
+        path.iter().map(|p| format!("[{p}]")).collect::<String>()
+    )
+}
+
+/// The leaf paths of the dense coordinate tuple that the coordinate strides span, in order
+/// (`(2,3):(1@1,1@1)` spans `(0, x)`: paths `[0]` and `[1]`); an error when one stride's path
+/// is a prefix of another's (the coordinates overlap, as evaluation reports).
+fn coord_leaves<I: Int>(strides: &[Stride<I>]) -> Result<Vec<Vec<u32>>> {
+    let mut paths: Vec<Vec<u32>> = strides
+        .iter()
+        .filter(|d| matches!(d, Stride::Basis(_)))
+        .flat_map(|d| d.terms().into_iter().map(|(p, _)| p.to_vec()))
+        .collect();
+    paths.sort();
+    paths.dedup();
+    for w in paths.windows(2) {
+        if w[1].starts_with(&w[0]) {
+            return Err(Error::invalid(format!(
+                "coordinate strides at paths {:?} and {:?} overlap",
+                w[0], w[1]
+            )));
+        }
+    }
+    fn dense(paths: &[Vec<u32>], prefix: &mut Vec<u32>, out: &mut Vec<Vec<u32>>) {
+        let depth = prefix.len();
+        if paths.len() == 1 && paths[0].len() == depth {
+            out.push(prefix.clone());
+            return;
+        }
+        let width = paths
+            .iter()
+            .filter_map(|p| p.get(depth))
+            .max()
+            .map_or(0, |m| *m + 1);
+        for k in 0..width {
+            let sub: Vec<Vec<u32>> = paths
+                .iter()
+                .filter(|p| p.get(depth) == Some(&k))
+                .cloned()
+                .collect();
+            prefix.push(k);
+            if sub.is_empty() {
+                out.push(prefix.clone());
+            } else {
+                dense(&sub, prefix, out);
+            }
+            prefix.pop();
+        }
+    }
+    let mut out = Vec::new();
+    if !paths.is_empty() {
+        dense(&paths, &mut Vec::new(), &mut out);
+    }
+    Ok(out)
 }
 
 /// The offsets of `l` as a function of the linear index `i` (the last mode absorbs indices
@@ -129,7 +203,7 @@ fn lower_index_into<I: Lower>(l: &Layout<I>, b: &mut Builder) -> Result<Vec<(Str
     let i = b.var(Var::Index);
     let mut acc = Acc { outputs: Vec::new() };
     add_at(l, b, i, &mut acc)?;
-    Ok(acc.finish(b, cod))
+    acc.finish(b, cod, l.flat_stride())
 }
 
 /// Adds the terms of `l` at the linear index `i` (the last mode absorbing indices past the
@@ -182,7 +256,7 @@ fn lower_modes_into<I: Lower>(l: &Layout<I>, b: &mut Builder) -> Result<Vec<(Str
         let c = b.var(Var::Coord(k as u32));
         add_at(&m, b, c, &mut acc)?;
     }
-    Ok(acc.finish(b, cod))
+    acc.finish(b, cod, l.flat_stride())
 }
 
 /// `swizzle(offset + inner(c0, c1, ...))` at the coordinates of the inner layout's top-level
@@ -196,18 +270,40 @@ pub fn lower_composed_modes<I: Lower>(c: &ComposedLayout<I>) -> Result<IndexExpr
 
 /// The offsets of `l` as a function of its flat coordinates `c0, c1, ...`.
 pub fn lower_coords<I: Lower>(l: &Layout<I>) -> Result<IndexExpr> {
-    let cod = l.codomain()?;
     let mut b = Builder::new();
+    let outs = lower_coords_into(l, &mut b)?;
+    Ok(b.finish(outs))
+}
+
+fn lower_coords_into<I: Lower>(l: &Layout<I>, b: &mut Builder) -> Result<Vec<(String, NodeId)>> {
+    let cod = l.codomain()?;
     let mut acc = Acc { outputs: Vec::new() };
     for (k, d) in l.flat_stride().iter().enumerate() {
         if d.is_const_zero() {
             continue;
         }
         let c = b.var(Var::Coord(k as u32));
-        acc.add_term(&mut b, c, d)?;
+        acc.add_term(b, c, d)?;
     }
-    let outs = acc.finish(&mut b, cod);
-    Ok(b.finish(outs))
+    acc.finish(b, cod, l.flat_stride())
+}
+
+/// `swizzle(offset + inner(c0, c1, ...))` at the flat coordinates of the inner layout (see
+/// [`lower_coords`]).
+///
+/// ```
+/// use tessera_ir::index::lower_composed_coords;
+/// use tessera_ir::{ComposedLayout, Swizzle, parse_layout};
+/// let c = ComposedLayout::new(Swizzle::new(1, 0, 1).unwrap(), 0, parse_layout("(2,2):(1,2)").unwrap());
+/// let e = lower_composed_coords(&c).unwrap();
+/// // Coordinate (1,1) is offset 3; the swizzle XORs bit 1 into bit 0: 2.
+/// assert_eq!(e.eval(&[("c0", 1), ("c1", 1)]).unwrap(), vec![2]);
+/// ```
+pub fn lower_composed_coords<I: Lower>(c: &ComposedLayout<I>) -> Result<IndexExpr> {
+    let mut b = Builder::new();
+    let outs = lower_coords_into(&c.inner, &mut b)?;
+    let x = swizzled(c, &mut b, outs)?;
+    Ok(b.finish(vec![("offset".into(), x)]))
 }
 
 /// `swizzle(offset + inner(i))` as a function of the linear index.

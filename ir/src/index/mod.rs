@@ -44,10 +44,13 @@ mod program;
 
 pub use build::Builder;
 pub use cost::{Cost, op_weight};
-pub use lower::{lower_composed, lower_composed_modes, lower_coords, lower_index, lower_modes, lower_sym};
+pub use lower::{
+    lower_composed, lower_composed_coords, lower_composed_modes, lower_coords, lower_index, lower_modes,
+    lower_sym,
+};
 pub use node::{Node, NodeId, Operands, Var};
 pub use op::{Form, MAX_ARITY, Op};
-pub use parse::parse_index;
+pub use parse::{parse_index, parse_index_with_columns};
 pub use program::Program;
 
 /// A finished index expression: nodes in topological order and named outputs.

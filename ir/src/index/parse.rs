@@ -17,16 +17,34 @@
 use super::{Builder, IndexExpr, NodeId, Op, Var};
 use crate::error::{Error, ParseError, Result};
 use crate::text::{MAX_DEPTH, MAX_SOURCE_LEN};
+use std::collections::HashMap;
 
 struct Reader<'a> {
     src: &'a str,
     pos: usize,
     depth: usize,
     b: Builder,
+    /// The byte offset of each operation's operator (the first, for a node built twice).
+    columns: HashMap<NodeId, usize>,
 }
 
 /// Reads an index expression (see the module documentation).
 pub fn parse_index(src: &str) -> Result<IndexExpr> {
+    Ok(parse_index_with_columns(src)?.0)
+}
+
+/// [`parse_index`], with the byte offset in `src` of each operation's operator, so that an
+/// error about an operation can point at it.
+///
+/// ```
+/// use tessera_ir::index::parse_index_with_columns;
+/// let (e, at) = parse_index_with_columns("(7 << 61) + i").unwrap();
+/// let mut cols: Vec<usize> = at.values().copied().collect();
+/// cols.sort();
+/// assert_eq!(cols, vec![3, 10]); // `<<` and `+`
+/// assert_eq!(e.eval(&[("i", 1)]).is_err(), true); // 7 << 61 overflows
+/// ```
+pub fn parse_index_with_columns(src: &str) -> Result<(IndexExpr, HashMap<NodeId, usize>)> {
     if src.len() > MAX_SOURCE_LEN {
         return Err(Error::invalid(format!(
             "an index expression of {} bytes (the limit is {MAX_SOURCE_LEN})",
@@ -38,6 +56,7 @@ pub fn parse_index(src: &str) -> Result<IndexExpr> {
         pos: 0,
         depth: 0,
         b: Builder::new(),
+        columns: HashMap::new(),
     };
     let mut outs = vec![r.select()?];
     r.skip();
@@ -56,7 +75,7 @@ pub fn parse_index(src: &str) -> Result<IndexExpr> {
             .map(|(k, o)| (format!("value{k}"), o))
             .collect()
     };
-    Ok(r.b.finish(named))
+    Ok((r.b.finish(named), r.columns))
 }
 
 impl Reader<'_> {
@@ -119,10 +138,13 @@ impl Reader<'_> {
         }
         let mut acc = self.binary(level + 1)?;
         'more: loop {
+            self.skip();
+            let at = self.pos;
             for (tok, op) in LEVELS[level] {
                 if self.eat(tok) {
                     let rhs = self.binary(level + 1)?;
                     acc = self.b.op(*op, &[acc, rhs]);
+                    self.columns.entry(acc).or_insert(at);
                     continue 'more;
                 }
             }

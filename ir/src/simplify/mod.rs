@@ -78,15 +78,17 @@ impl Domain {
     }
 }
 
-/// The bounds of one simplification: e-graph nodes, rewrite iterations and time. Reaching one
-/// ends the rewriting; the best expression found so far is extracted.
+/// The bounds of one simplification. The counted ones, e-graph nodes and rewrite iterations,
+/// decide the result: reaching one ends the rewriting and the best expression found so far is
+/// extracted, the same on an idle and on a loaded machine. The time is an outer safety limit
+/// only: reaching it is an error, never a different result.
 #[derive(Clone, Debug)]
 pub struct Limits {
     /// The most e-nodes.
     pub nodes: usize,
     /// The most iterations.
     pub iterations: usize,
-    /// The most time.
+    /// The most time (a safety limit: past it [`simplify`] fails).
     pub time: Duration,
     /// Extra unguarded rewrites `(lhs, rhs)` in egg's pattern syntax: only for the tests that
     /// inject a wrong rule and watch the validation reject its result.
@@ -98,11 +100,15 @@ impl Default for Limits {
         Limits {
             nodes: 4_000,
             iterations: 12,
-            time: Duration::from_millis(50),
+            time: Duration::from_secs(SAFETY_SECONDS),
             extra_rules: Vec::new(),
         }
     }
 }
+
+/// The default outer time limit of one simplification, in seconds: far past what the node and
+/// iteration limits allow (a few hundred milliseconds in a debug build on a loaded machine).
+pub const SAFETY_SECONDS: u64 = 30;
 
 /// Why the rewriting stopped.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -113,8 +119,6 @@ pub enum Stop {
     NodeLimit,
     /// [`Limits::iterations`] was reached.
     IterationLimit,
-    /// [`Limits::time`] was reached.
-    TimeLimit,
 }
 
 /// A simplified expression with its figures.
@@ -217,7 +221,8 @@ impl CostFunction<Term> for Weights<'_> {
     }
 }
 
-/// Simplifies `e` on `domain` within `limits` (see the module documentation).
+/// Simplifies `e` on `domain` within `limits` (see the module documentation). The result
+/// depends on the node and iteration limits only; past the time limit the call fails.
 ///
 /// @pre the inputs of `e` take values inside `domain` wherever the result is used; `e` is
 /// defined on the whole domain (checked: [`IndexExpr::check_defined`], else an error).
@@ -263,7 +268,12 @@ pub fn simplify(e: &IndexExpr, domain: &Domain, limits: &Limits) -> Result<Simpl
         Some(StopReason::Saturated) | None => Stop::Saturated,
         Some(StopReason::NodeLimit(_)) => Stop::NodeLimit,
         Some(StopReason::IterationLimit(_)) => Stop::IterationLimit,
-        Some(StopReason::TimeLimit(_)) | Some(StopReason::Other(_)) => Stop::TimeLimit,
+        Some(StopReason::TimeLimit(_)) | Some(StopReason::Other(_)) => {
+            return Err(Error::invalid(format!(
+                "the simplifier ran past its safety time limit of {:?} (the node and iteration limits decide its result; this one only stops a run that would not end)",
+                limits.time
+            )));
+        }
     };
     let g = &runner.egraph;
     let ex = Extractor::new(g, Weights(g));

@@ -143,8 +143,29 @@ fn ring() -> Vec<Rule> {
             "(+ (* ?a ?c) (* ?b ?c))",
             |g, s| konst(g, s, "?c").is_some(),
         ),
-        // `a*c + b*c = (a + b) * c`, always.
-        plain("factor", "(+ (* ?a ?c) (* ?b ?c))", "(* (+ ?a ?b) ?c)"),
+        // `a*c + b*c = (a + b) * c`; guard: the new sum `a + b` and product `(a + b) * c`
+        // fit in int64 on the domain (the emitted code computes them in int64).
+        guarded("factor", "(+ (* ?a ?c) (* ?b ?c))", "(* (+ ?a ?b) ?c)", |g, s| {
+            let r = |v: &str| facts(g, s, v).range;
+            let (a, b, c) = (r("?a"), r("?b"), r("?c"));
+            let sum = match (a.lo(), a.hi(), b.lo(), b.hi()) {
+                (Some(w), Some(x), Some(y), Some(z)) => w.checked_add(y).zip(x.checked_add(z)),
+                _ => None,
+            };
+            match (sum, c.lo(), c.hi()) {
+                (Some((lo, hi)), Some(cl), Some(ch)) => {
+                    let ends = [
+                        lo.checked_mul(cl),
+                        lo.checked_mul(ch),
+                        hi.checked_mul(cl),
+                        hi.checked_mul(ch),
+                    ];
+                    let fit = |v: i128| (i128::from(i64::MIN)..=i128::from(i64::MAX)).contains(&v);
+                    fit(lo) && fit(hi) && ends.iter().all(|e| e.is_some_and(fit))
+                }
+                _ => false,
+            }
+        }),
         // `(a + b) - b = a`, always.
         plain("sub-of-add", "(- (+ ?a ?b) ?b)", "?a"),
         // `(a - b) + b = a`, always.
@@ -220,9 +241,16 @@ fn div_mod() -> Vec<Rule> {
         guarded("div-below", "(/ ?x ?c)", "0", |g, s| {
             below(facts(g, s, "?x"), facts(g, s, "?c"))
         }),
-        // `(x / a) / b -> x / (a*b)`; guard: `a >= 1` and `b >= 1` on the domain.
+        // `(x / a) / b -> x / (a*b)`; guard: `a >= 1` and `b >= 1` on the domain, and the new
+        // product `a*b` fits in int64 there (the emitted code computes it in int64; the
+        // validation would refuse it otherwise).
         guarded("div-of-div", "(/ (/ ?x ?a) ?b)", "(/ ?x (* ?a ?b))", |g, s| {
-            facts(g, s, "?a").at_least(1) && facts(g, s, "?b").at_least(1)
+            let (a, b) = (facts(g, s, "?a"), facts(g, s, "?b"));
+            let fits = match (a.range.hi(), b.range.hi()) {
+                (Some(x), Some(y)) => x.checked_mul(y).is_some_and(|p| p <= i128::from(i64::MAX)),
+                _ => false,
+            };
+            a.at_least(1) && b.at_least(1) && fits
         }),
         // `(x % m) % d -> x % d`; guard: `m` and `d` positive constants, `d` divides `m`.
         guarded(
