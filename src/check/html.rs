@@ -249,7 +249,7 @@ fn subjects(p: &Property) -> Vec<(&'static str, String)> {
         }
         Property::CompositionValid(a, b, r) => vec![f("A", a), f("B", b), f("R", r)],
         Property::BankConflictFree(b) => bank(b),
-        Property::ConflictDegree(b, _, _) => bank(b),
+        Property::ConflictDegree(b, _, _) | Property::Wavefronts(b, _, _) => bank(b),
     }
 }
 

@@ -31,7 +31,7 @@
 
 use crate::bank::{
     self, Analysis, Bank, Cmp, Geometry, analyze_at, byte_in_word, conflict_witnesses, describe, is_symbolic,
-    mode_size, params, phase_cost, shape_at, threads_of,
+    mode_size, params, phase_cost, shape_at, threads_of, wavefront,
 };
 use crate::context::{Ctx, Vals, confirm, valuations};
 use crate::deadline::Deadline;
@@ -199,6 +199,49 @@ pub(crate) fn brute(
         return Err(ProveError::Unknown("domain too large for brute force".into()));
     }
     by_valuations(b, cmp, &vals, deadline)
+}
+
+/// `wavefronts(...) OP n` at every admitted valuation of the question's parameters, by the
+/// exact count ([`crate::wavefronts`]) at each: at most `work` valuations and, with
+/// parameters, at most `work` accesses in all (`unknown` past them). The first valuation
+/// (in order) whose worst instruction fails refutes, naming that instruction.
+pub(crate) fn wavefronts(
+    b: &Bank,
+    (cmp, n): (Cmp, i64),
+    facts: &Facts,
+    work: u64,
+    deadline: &Deadline,
+) -> PResult<Verdict> {
+    let names = params(b);
+    if !names.is_empty() && enumerable(b, facts, &names, work, i128::from(work))?.is_none() {
+        return Ok(Verdict::Unknown(format!(
+            "wavefronts over parameters are counted at every admitted valuation: bound the \
+             parameters (at most {work} accesses in all)"
+        )));
+    }
+    let vals = valuations(facts, &names, work)?;
+    for v in &vals {
+        let w = wavefront::wavefronts_at(b, v, deadline).map_err(|e| at_values(e, v))?;
+        if !cmp.holds(w.worst, n) {
+            let mut ps: Vec<(String, i64)> = v.iter().map(|(k, x)| (k.clone(), *x)).collect();
+            ps.sort();
+            return Ok(Verdict::Refuted(Counterexample {
+                params: ps,
+                witnesses: vec![],
+                summary: format!(
+                    "the most wavefronts of one warp instruction is {} (ideal {}), not {} {n}: \
+                     access {} of threads {}..{}",
+                    w.worst,
+                    w.worst_ideal,
+                    cmp.text(),
+                    w.access,
+                    w.warp,
+                    (w.warp + wavefront::WARP).min(threads_of(b)?)
+                ),
+            }));
+        }
+    }
+    Ok(Verdict::Proved)
 }
 
 /// The z3 method (the `>=` half by enumeration or samples).

@@ -73,6 +73,9 @@ fn brute_inner(p: &Property, work: u64, deadline: &Deadline) -> Result<Verdict> 
         Property::ConflictDegree(b, cmp, n) => {
             return bank_symbolic::brute(b, Some((*cmp, *n)), &facts(p), work, deadline);
         }
+        Property::Wavefronts(b, cmp, n) => {
+            return bank_symbolic::wavefronts(b, (*cmp, *n), &facts(p), work, deadline);
+        }
         Property::Compatible(a, b) => {
             return Ok(if shape::compatible(a, b)? {
                 Verdict::Proved
@@ -121,7 +124,10 @@ fn one(p: &Property, ps: &HashMap<String, i64>, budget: &mut Work) -> Result<Opt
         Property::CompositionValid(a, b, r) => composition_valid(a, b, r, ps, budget),
         Property::Contiguous(f) => contiguous(f, ps, budget),
         Property::Vectorizable(f, v) => vectorizable(f, v, ps, budget),
-        Property::Compatible(..) | Property::BankConflictFree(_) | Property::ConflictDegree(..) => Ok(None),
+        Property::Compatible(..)
+        | Property::BankConflictFree(_)
+        | Property::ConflictDegree(..)
+        | Property::Wavefronts(..) => Ok(None),
     }
 }
 

@@ -49,6 +49,9 @@ mod validated;
 mod verdict;
 mod width;
 
+pub use bank::wavefront::{
+    InstructionCost, WARP, Wavefronts, instruction_cost, phase_threads, wavefronts, wavefronts_by,
+};
 pub use bank::{Analysis, Bank, Cmp, Conflict, PhaseCost, analyze, analyze_by, phases, phases_by};
 pub use brute::{DEFAULT_WORK, brute, brute_by};
 pub use deadline::Deadline;

@@ -173,5 +173,8 @@ fn prove_any(p: &Property, ctx: &Ctx) -> PResult<Verdict> {
         Property::Vectorizable(f, v) => vectorizable(ctx, f, *v),
         Property::BankConflictFree(b) => bank::prove_conflict_free(b, &ctx.deadline),
         Property::ConflictDegree(b, cmp, n) => bank::degree_verdict(b, *cmp, *n, &ctx.deadline),
+        Property::Wavefronts(b, cmp, n) => {
+            bank_symbolic::wavefronts(b, (*cmp, *n), &ctx.facts, DEFAULT_WORK, &ctx.deadline)
+        }
     }
 }

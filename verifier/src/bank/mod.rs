@@ -26,6 +26,7 @@
 //! ```
 
 mod scan;
+pub(crate) mod wavefront;
 
 use crate::deadline::Deadline;
 use crate::error::{PResult, ProveError};
@@ -373,6 +374,16 @@ impl PhaseWords {
                 list.push((w, t, byte_in_word(a, w)));
             }
         }
+    }
+
+    /// The most words in one bank (at least 1): the phase's wavefronts.
+    pub(crate) fn degree(&self) -> i64 {
+        self.banks
+            .iter()
+            .map(|l| l.len() as i64)
+            .max()
+            .unwrap_or(0)
+            .max(1)
     }
 
     /// The phase's cost: the most words in one bank, and the first two threads of the lowest

@@ -19,6 +19,18 @@ struct Tables {
 }
 
 impl Tables {
+    /// The tables of `g`, checked to cover every thread-value index.
+    fn new(g: &Geometry, tv: Vec<i64>, smem: Vec<i64>) -> PResult<Tables> {
+        let n = g.threads.checked_mul(g.chunks * g.vpa).unwrap_or(i64::MAX);
+        if tv.len() as i64 != n {
+            return Err(ProveError::internal(format!(
+                "the thread-value layout has {} indices, not {n}",
+                tv.len()
+            )));
+        }
+        Ok(Tables { tv, smem })
+    }
+
     /// The element offset of thread-value index `i` (the shared layout evaluated directly
     /// past its table).
     fn element(&self, g: &Geometry, i: i64) -> PResult<i64> {
@@ -57,14 +69,7 @@ pub(crate) fn each_phase(
     let (Some(tv), Some(smem)) = (g.tv.offsets()?, g.smem.offsets()?) else {
         return Ok(false);
     };
-    let n = g.threads.checked_mul(g.chunks * g.vpa).unwrap_or(i64::MAX);
-    if tv.len() as i64 != n {
-        return Err(ProveError::internal(format!(
-            "the thread-value layout has {} indices, not {n}",
-            tv.len()
-        )));
-    }
-    let tables = Tables { tv, smem };
+    let tables = Tables::new(g, tv, smem)?;
     let mut words = PhaseWords::new();
     let mut step = 0u64;
     for c in 0..g.chunks {
@@ -79,6 +84,37 @@ pub(crate) fn each_phase(
             }
             visit(words.cost(c, (start, end)));
             start = end;
+        }
+    }
+    Ok(true)
+}
+
+/// Visits every warp instruction (access number, first thread, the byte address of each of
+/// its threads in order), access by access, like [`super::wavefront`]'s evaluation; `false`
+/// (nothing visited) when a layout has no offset table.
+pub(crate) fn each_instruction(
+    b: &Bank,
+    g: &Geometry,
+    deadline: &Deadline,
+    mut visit: impl FnMut(i64, i64, &[i64]),
+) -> PResult<bool> {
+    let (Some(tv), Some(smem)) = (g.tv.offsets()?, g.smem.offsets()?) else {
+        return Ok(false);
+    };
+    let tables = Tables::new(g, tv, smem)?;
+    let mut addrs = Vec::with_capacity(super::wavefront::WARP as usize);
+    let mut step = 0u64;
+    for c in 0..g.chunks {
+        let mut warp = 0;
+        while warp < g.threads {
+            addrs.clear();
+            for t in warp..(warp + super::wavefront::WARP).min(g.threads) {
+                step += 1;
+                deadline.poll(step)?;
+                addrs.push(tables.address(b, g, t, c)?);
+            }
+            visit(c, warp, &addrs);
+            warp += super::wavefront::WARP;
         }
     }
     Ok(true)
