@@ -47,8 +47,11 @@ use tessera_ir::sym::{Facts, Interval, SymInt};
 /// The most valuations the automatic choice enumerates.
 pub const ENUM_VALUATIONS: u64 = 256;
 /// The most accesses (threads times values, summed over the valuations) the automatic choice
-/// enumerates.
-pub const ENUM_WORK: i128 = 1 << 14;
+/// enumerates before it asks z3: about 20 ms of the exact analysis (release build), less
+/// than z3 takes on a bank question with parameters.
+pub const ENUM_WORK: i128 = 1 << 20;
+/// The most accesses of a fallback enumeration after z3 gave up (brute force's limit).
+pub const FALLBACK_WORK: i128 = crate::DEFAULT_WORK as i128;
 /// The most valuations enumerated to decide `>=`, `>` and `==`.
 pub const EVERY_VALUATIONS: u64 = 1 << 12;
 /// The most accesses enumerated to decide `>=`, `>` and `==`.
@@ -85,10 +88,26 @@ pub(crate) fn answer(
             Ok((v, Engine::Enumeration))
         }
         Engine::Z3 => by_z3(b, cmp, ctx),
-        Engine::Auto => match enumerable(b, &ctx.facts, &ctx.params, ENUM_VALUATIONS, ENUM_WORK)? {
-            Some(vals) => Ok((by_valuations(b, cmp, &vals, &ctx.deadline)?, Engine::Enumeration)),
-            None => by_z3(b, cmp, ctx),
-        },
+        Engine::Auto => {
+            if let Some(vals) = enumerable(b, &ctx.facts, &ctx.params, ENUM_VALUATIONS, ENUM_WORK)? {
+                return Ok((by_valuations(b, cmp, &vals, &ctx.deadline)?, Engine::Enumeration));
+            }
+            let Some(vals) = enumerable(b, &ctx.facts, &ctx.params, EVERY_VALUATIONS, FALLBACK_WORK)? else {
+                return by_z3(b, cmp, ctx);
+            };
+            // Bounded: z3 gets half the time left, and enumeration follows if it gives up.
+            let part = Ctx {
+                deadline: ctx.deadline.share(1, 2),
+                ..ctx.clone()
+            };
+            match by_z3(b, cmp, &part) {
+                Ok((v @ (Verdict::Proved | Verdict::Refuted(_)), e)) => Ok((v, e)),
+                Ok((Verdict::Unknown(_), _)) | Err(ProveError::Timeout) if !ctx.deadline.expired() => {
+                    Ok((by_valuations(b, cmp, &vals, &ctx.deadline)?, Engine::Enumeration))
+                }
+                other => other,
+            }
+        }
     }
 }
 

@@ -302,9 +302,13 @@ fn contiguous(f: &Func, ps: &HashMap<String, i64>, budget: &mut Work) -> Result<
     let offs = offsets(&c, budget)?;
     let base = offs.first().copied().unwrap_or(0);
     for (i, &v) in (0..).zip(&offs) {
-        if v != base + i {
+        // `L(0) + i` may leave i64 (then no offset equals it).
+        if base.checked_add(i) != Some(v) {
             return Ok(Some(refuted(
-                format!("L({i}) = {v}, not L(0) + {i} = {}", base + i),
+                format!(
+                    "L({i}) = {v}, not L(0) + {i} = {}",
+                    i128::from(base) + i128::from(i)
+                ),
                 vec![],
                 ps,
             )));

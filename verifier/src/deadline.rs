@@ -31,6 +31,15 @@ impl Deadline {
         Deadline(ms.map(|ms| Instant::now() + Duration::from_millis(ms)))
     }
 
+    /// The first `num/den` of the time left, for a method that another may follow (no limit:
+    /// none).
+    pub(crate) fn share(&self, num: u32, den: u32) -> Deadline {
+        Deadline(self.0.map(|end| {
+            let now = Instant::now();
+            now + end.saturating_duration_since(now) * num / den.max(1)
+        }))
+    }
+
     /// `true` once the time is up.
     pub fn expired(&self) -> bool {
         self.0.is_some_and(|t| Instant::now() >= t)

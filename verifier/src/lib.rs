@@ -39,6 +39,7 @@ mod equivalence;
 mod error;
 pub mod f2;
 mod func;
+mod offset_range;
 mod portfolio;
 mod property;
 mod prove;

@@ -134,6 +134,7 @@ pub fn validate(p: &Property) -> PResult<()> {
     for f in funcs(p) {
         f.codomain()
             .map_err(|e| ProveError::invalid(format!("{name}: {e}")))?;
+        crate::offset_range::check(name, f)?;
     }
     let int = |f: &Func| -> PResult<()> {
         match f.codomain() {
