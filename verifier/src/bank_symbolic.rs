@@ -10,9 +10,11 @@
 //! Two complete methods, and the choice between them:
 //!
 //! * **Enumeration** ([`crate::Engine::Enumeration`]): when every parameter is bounded, the
-//!   admitted valuations number at most [`ENUM_VALUATIONS`] and their accesses together at
-//!   most [`ENUM_WORK`], the exact analysis ([`crate::analyze`]) runs at each valuation; it is
-//!   faster than z3 on such small domains.
+//!   admitted valuations number at most [`ENUM_VALUATIONS`] and their accesses together
+//!   (valuations times accesses) at most [`ENUM_WORK`], the exact analysis
+//!   ([`crate::analyze`]) runs at each valuation; it is faster than z3 on such domains. When
+//!   they are bounded but more (at most [`EVERY_VALUATIONS`] valuations, [`FALLBACK_WORK`]
+//!   accesses), z3 gets half the time left and, should it give up, enumeration follows.
 //! * **z3** ([`crate::Engine::Z3`]), otherwise: the parameters are variables of the query
 //!   (bit-vectors when all are bounded, integers otherwise: [`crate::query`]). First the
 //!   accesses are checked well-formed for every valuation (the values count a multiple of the

@@ -138,6 +138,19 @@ pub fn wavefronts_by(b: &Bank, deadline: &Deadline) -> PResult<Wavefronts> {
     wavefronts_at(b, &HashMap::new(), deadline)
 }
 
+/// Whether some warp instruction of `b` has its phases served in pairs (rule 4).
+pub(crate) fn merges(b: &Bank) -> PResult<bool> {
+    let g = geometry_at(b, &HashMap::new())?;
+    let mut any = false;
+    let mut visit = |_: i64, _: i64, addrs: &[i64]| any |= instruction_cost(addrs, b.access).merged;
+    if !scan::each_instruction(b, &g, &Deadline::none(), &mut visit)? {
+        // No offset table: merging needs equal addresses of two threads, which a
+        // question without tables (F2 strides) is scored on directly by its caller.
+        return Ok(true);
+    }
+    Ok(any)
+}
+
 /// [`wavefronts_by`] at parameter values (every parameter of the question bound).
 pub(crate) fn wavefronts_at(
     b: &Bank,
