@@ -38,6 +38,9 @@ use std::sync::Arc;
 use tessera_ir::sym::{Facts, Interval, SymInt};
 use tessera_ir::{Codomain, Int};
 
+/// Threads in one warp instruction.
+pub const WARP: i64 = 32;
+
 /// A bank-conflict question.
 #[derive(Clone, Debug)]
 pub struct Bank {

@@ -36,8 +36,7 @@ use crate::deadline::Deadline;
 use crate::error::PResult;
 use std::collections::HashMap;
 
-/// Threads in one warp instruction.
-pub const WARP: i64 = 32;
+pub use super::WARP;
 
 /// The wavefronts of a bank question's warp instructions.
 #[derive(Clone, Debug, PartialEq, Eq)]
