@@ -97,6 +97,9 @@ fn brute_inner(p: &Property, work: u64, deadline: &Deadline) -> Result<Verdict> 
         step: 0,
     };
     for ps in &vals {
+        for g in crate::property::funcs(p) {
+            crate::offset_range::check_at(p.name(), g, ps)?;
+        }
         if let Some(v) = one(p, ps, &mut budget)? {
             return Ok(v);
         }

@@ -9,7 +9,8 @@
 //! `i128`, so the index that reaches each is known. An `F2` stride's values are the XOR of
 //! its leaves' `c_k·d_k`: each leaf's largest term must fit, and then so does their XOR. A
 //! swizzle moves bits of the (in-range) value down, never past its highest bit. Layouts with
-//! parameters are checked at each valuation an engine evaluates.
+//! parameters are checked at each valuation enumeration visits ([`check_at`], bad input
+//! naming the valuation); z3, whose integers are unbounded, does not check them.
 
 use crate::error::{PResult, ProveError};
 use crate::func::{Concrete, Func};
@@ -27,13 +28,27 @@ use tessera_ir::{Codomain, Int, Stride};
 /// assert!(check(&f("(2,3):(4611686018427387904,3074457345618258602)")).is_err());
 /// ```
 pub(crate) fn check(what: &str, f: &Func) -> PResult<()> {
-    if f.syms().iter().any(|s| s.as_const().is_none())
-        || !matches!(f.codomain(), Ok(Codomain::Int | Codomain::F2))
-    {
+    if f.syms().iter().any(|s| s.as_const().is_none()) {
         return Ok(());
     }
-    let Ok(c) = f.at(&HashMap::new()) else {
+    check_at(what, f, &HashMap::new())
+}
+
+/// [`check`] at the parameter values `vals` (every parameter of `f` bound); the message
+/// names them.
+pub(crate) fn check_at(what: &str, f: &Func, vals: &HashMap<String, i64>) -> PResult<()> {
+    if !matches!(f.codomain(), Ok(Codomain::Int | Codomain::F2)) {
         return Ok(());
+    }
+    let Ok(c) = f.at(vals) else {
+        return Ok(());
+    };
+    let mut at: Vec<String> = vals.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+    at.sort();
+    let at = if at.is_empty() {
+        String::new()
+    } else {
+        format!(" at {}", at.join(", "))
     };
     let (l, offset) = match &c {
         Concrete::Layout(l) => (l, 0i128),
@@ -41,8 +56,8 @@ pub(crate) fn check(what: &str, f: &Func) -> PResult<()> {
     };
     let bad = |idx: i128, value: i128| {
         Err(ProveError::Invalid(format!(
-            "{what}: {f} reaches the offset {value} at index {idx}, past i64 (offsets are 64-bit \
-             signed integers on every engine)"
+            "{what}: {f}{at} reaches the offset {value} at index {idx}, past i64 (offsets are \
+             64-bit signed integers on every engine)"
         )))
     };
     let range = i128::from(i64::MIN)..=i128::from(i64::MAX);

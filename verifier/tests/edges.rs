@@ -177,3 +177,19 @@ fn a_negative_index_of_an_f2_shared_layout_is_bad_input() {
         }
     }
 }
+
+/// With parameters, enumeration checks the offsets at each valuation it visits: bad input
+/// naming the valuation and the index. (z3 reasons over unbounded integers and does not check
+/// them: the README lists the difference.)
+#[test]
+fn enumeration_names_a_valuation_whose_offsets_leave_i64() {
+    let s = Text::new(&["N where 1 <= N <= 4611686018427387904, N % 4611686018427387903 == 1"]);
+    let p = Property::Injective(s.func("(2,2):(N,N+1)").unwrap());
+    match prove_by(&p, &opts(), Engine::Enumeration).0 {
+        Verdict::Invalid(m) => assert!(
+            m.contains("at N = 4611686018427387904") && m.contains("index 3"),
+            "{m}"
+        ),
+        v => panic!("{v}"),
+    }
+}
