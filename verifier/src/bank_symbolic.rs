@@ -14,7 +14,8 @@
 //!   (valuations times accesses) at most [`ENUM_WORK`], the exact analysis
 //!   ([`crate::analyze`]) runs at each valuation; it is faster than z3 on such domains. When
 //!   they are bounded but more (at most [`EVERY_VALUATIONS`] valuations, [`FALLBACK_WORK`]
-//!   accesses), z3 gets half the time left and, should it give up, enumeration follows.
+//!   accesses), z3 gets a share of the time counted from the enumeration's size
+//!   ([`Z3_SHARE_MS`]) and, should it give up, enumeration follows.
 //! * **z3** ([`crate::Engine::Z3`]), otherwise: the parameters are variables of the query
 //!   (bit-vectors when all are bounded, integers otherwise: [`crate::query`]). First the
 //!   accesses are checked well-formed for every valuation (the values count a multiple of the
@@ -49,11 +50,17 @@ use tessera_ir::sym::{Facts, Interval, SymInt};
 /// The most valuations the automatic choice enumerates.
 pub const ENUM_VALUATIONS: u64 = 256;
 /// The most accesses (threads times values, summed over the valuations) the automatic choice
-/// enumerates before it asks z3: about 20 ms of the exact analysis (release build), less
-/// than z3 takes on a bank question with parameters.
-pub const ENUM_WORK: i128 = 1 << 20;
+/// enumerates before it asks z3.
+pub const ENUM_WORK: i128 = 1 << 14;
 /// The most accesses of a fallback enumeration after z3 gave up (brute force's limit).
 pub const FALLBACK_WORK: i128 = crate::DEFAULT_WORK as i128;
+/// z3's time before the fallback enumeration: this many milliseconds, plus
+/// [`Z3_US_PER_ACCESS`] microseconds per access the enumeration would visit (about fifty
+/// times the exact analysis's cost per access in a release build), and at most half the
+/// time left.
+pub const Z3_SHARE_MS: u64 = 100;
+/// See [`Z3_SHARE_MS`].
+pub const Z3_US_PER_ACCESS: u64 = 1;
 /// The most valuations enumerated to decide `>=`, `>` and `==`.
 pub const EVERY_VALUATIONS: u64 = 1 << 12;
 /// The most accesses enumerated to decide `>=`, `>` and `==`.
@@ -97,9 +104,12 @@ pub(crate) fn answer(
             let Some(vals) = enumerable(b, &ctx.facts, &ctx.params, EVERY_VALUATIONS, FALLBACK_WORK)? else {
                 return by_z3(b, cmp, ctx);
             };
-            // Bounded: z3 gets half the time left, and enumeration follows if it gives up.
+            // Bounded: z3 gets a share of the time by the enumeration's size, and enumeration
+            // follows if it gives up.
+            let accesses = u64::try_from(accesses(b, &vals)?).unwrap_or(u64::MAX);
+            let ms = Z3_SHARE_MS.saturating_add(accesses.saturating_mul(Z3_US_PER_ACCESS) / 1000);
             let part = Ctx {
-                deadline: ctx.deadline.share(1, 2),
+                deadline: ctx.deadline.share(ms),
                 ..ctx.clone()
             };
             match by_z3(b, cmp, &part) {
@@ -135,6 +145,15 @@ fn enumerable(
         }
     }
     Ok(Some(vals))
+}
+
+/// The accesses of the question at every valuation of `vals`, together.
+fn accesses(b: &Bank, vals: &[Vals]) -> PResult<i128> {
+    let (threads, values) = (threads_of(b)?, mode_size(b, 1)?);
+    Ok(vals.iter().fold(0i128, |total, v| {
+        let n = values.eval(v).map(i128::from).unwrap_or(i128::MAX);
+        total.saturating_add(n.saturating_mul(i128::from(threads)))
+    }))
 }
 
 /// `name = value, ...` of a valuation, sorted.

@@ -31,12 +31,14 @@ impl Deadline {
         Deadline(ms.map(|ms| Instant::now() + Duration::from_millis(ms)))
     }
 
-    /// The first `num/den` of the time left, for a method that another may follow (no limit:
-    /// none).
-    pub(crate) fn share(&self, num: u32, den: u32) -> Deadline {
-        Deadline(self.0.map(|end| {
-            let now = Instant::now();
-            now + end.saturating_duration_since(now) * num / den.max(1)
+    /// At most `ms` milliseconds from now and at most half the time left, for a method that
+    /// another may follow.
+    pub(crate) fn share(&self, ms: u64) -> Deadline {
+        let now = Instant::now();
+        let mine = now + Duration::from_millis(ms);
+        Deadline(Some(match self.0 {
+            None => mine,
+            Some(end) => mine.min(now + end.saturating_duration_since(now) / 2),
         }))
     }
 

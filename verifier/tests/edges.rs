@@ -85,8 +85,8 @@ fn swizzled_f2_layouts_are_decided() {
     agree(&p, "proved", &every);
 }
 
-/// 20 admitted values of `N`, 618,880 accesses in all: enumerated in well under a second,
-/// where z3 ran out its 60 s.
+/// 20 admitted values of `N`, 618,880 accesses in all: z3 ran out its 60 s; now it gets a
+/// share counted from the enumeration's size (about 0.7 s), then enumeration decides.
 #[test]
 fn a_bounded_symbolic_bank_question_is_enumerated() {
     let s = Text::new(&["N where 2 <= N <= 2000, N % 100 == 7"]);
@@ -97,15 +97,14 @@ fn a_bounded_symbolic_bank_question_is_enumerated() {
         access: 4,
     };
     let p = Property::ConflictDegree(b.clone(), Cmp::Le, 11);
-    assert_eq!(
-        prove_by(&p, &opts(), Engine::Auto),
-        (Verdict::Proved, Engine::Enumeration)
-    );
+    let t0 = std::time::Instant::now();
+    let (v, e) = prove_by(&p, &opts(), Engine::Auto);
+    assert_eq!(v, Verdict::Proved, "{e:?}");
+    assert!(t0.elapsed().as_secs() < 15, "{:?}", t0.elapsed());
     assert_eq!(prove_by(&p, &opts(), Engine::Enumeration).0, Verdict::Proved);
     let p = Property::ConflictDegree(b, Cmp::Le, 10);
-    let (v, e) = prove_by(&p, &opts(), Engine::Auto);
+    let v = prove_by(&p, &opts(), Engine::Auto).0;
     assert!(matches!(&v, Verdict::Refuted(c) if !c.params.is_empty()), "{v}");
-    assert_eq!(e, Engine::Enumeration);
 }
 
 /// Offsets leave `i64`: bad input on every engine, naming the index; the largest layouts
