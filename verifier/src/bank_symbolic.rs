@@ -242,8 +242,8 @@ pub(crate) fn brute(
 }
 
 /// `wavefronts(...) OP n` at every admitted valuation of the question's parameters, by the
-/// exact count ([`crate::wavefronts`]) at each: at most `work` valuations and, with
-/// parameters, at most `work` accesses in all (`unknown` past them). The first valuation
+/// exact count ([`crate::wavefronts`]) at each: at most [`EVERY_VALUATIONS`] valuations (and
+/// `work`) and, with parameters, at most `work` accesses in all (`unknown` past them). The first valuation
 /// (in order) whose worst instruction fails refutes, naming that instruction.
 pub(crate) fn wavefronts(
     b: &Bank,
@@ -253,13 +253,14 @@ pub(crate) fn wavefronts(
     deadline: &Deadline,
 ) -> PResult<Verdict> {
     let names = params(b);
-    if !names.is_empty() && enumerable(b, facts, &names, work, i128::from(work))?.is_none() {
+    let limit = work.min(EVERY_VALUATIONS);
+    if !names.is_empty() && enumerable(b, facts, &names, limit, i128::from(work))?.is_none() {
         return Ok(Verdict::Unknown(format!(
             "wavefronts over parameters are counted at every admitted valuation: bound the \
-             parameters (at most {work} accesses in all)"
+             parameters (at most {limit} valuations, {work} accesses in all)"
         )));
     }
-    let vals = valuations(facts, &names, work)?;
+    let vals = valuations(facts, &names, limit)?;
     for v in &vals {
         let w = wavefront::wavefronts_at(b, v, deadline).map_err(|e| at_values(e, v))?;
         if !cmp.holds(w.worst, n) {

@@ -235,3 +235,41 @@ fn the_property_on_every_engine() {
         }
     }
 }
+
+/// With parameters: counted at every admitted valuation (enumeration answers, under every
+/// engine that decides it), the first failing valuation named; unbounded is `unknown`.
+#[test]
+fn the_property_over_parameters() {
+    let s = common::Text::new(&["N where 1 <= N <= 64"]);
+    let b = |smem: &str| Bank {
+        smem: s.func(smem).unwrap(),
+        tv: s.func("(32,N):(1,32)").unwrap(),
+        elem: 4,
+        access: 4,
+    };
+    let opts = Options {
+        timeout_ms: Some(20_000),
+    };
+    // Padded rows: conflict-free exactly when N+1 is odd; N = 1 is the first failure.
+    let p = Property::Wavefronts(b("(32,N):(N+1,1)"), Cmp::Eq, 1);
+    for e in [Engine::Auto, Engine::Enumeration, Engine::Z3] {
+        match prove_by(&p, &opts, e).0 {
+            Verdict::Refuted(c) => assert_eq!(c.params, vec![("N".to_string(), 1)], "{e:?}"),
+            v => panic!("{e:?}: {v}"),
+        }
+    }
+    let p = Property::Wavefronts(b("(32,N):(N,1)"), Cmp::Le, 32);
+    assert_eq!(prove_by(&p, &opts, Engine::Auto).0, Verdict::Proved);
+    let t = common::Text::new(&["N where N >= 1"]);
+    let p = Property::Wavefronts(
+        Bank {
+            smem: t.func("(32,N):(N+1,1)").unwrap(),
+            tv: t.func("(32,N):(1,32)").unwrap(),
+            elem: 4,
+            access: 4,
+        },
+        Cmp::Le,
+        32,
+    );
+    assert!(matches!(prove_by(&p, &opts, Engine::Auto).0, Verdict::Unknown(_)));
+}
