@@ -62,7 +62,7 @@ pub(crate) fn check_at(what: &str, f: &Func, vals: &HashMap<String, i64>) -> PRe
     };
     let range = i128::from(i64::MIN)..=i128::from(i64::MAX);
     let (mut hi, mut lo, mut hi_idx, mut lo_idx, mut unit) = (offset, offset, 0i128, 0i128, 1i128);
-    let mut f2 = false;
+    let (mut f2, mut or) = (false, 0u128);
     for (s, d) in l.flat_shape().iter().zip(l.flat_stride()) {
         let last = i128::from(*s - 1).max(0);
         match d {
@@ -80,6 +80,7 @@ pub(crate) fn check_at(what: &str, f: &Func, vals: &HashMap<String, i64>) -> PRe
                 if !range.contains(&(offset + term)) {
                     return bad(last * unit, offset + term);
                 }
+                or |= term as u128;
             }
             Stride::Basis(_) => return Ok(()),
         }
@@ -92,6 +93,29 @@ pub(crate) fn check_at(what: &str, f: &Func, vals: &HashMap<String, i64>) -> PRe
         if !range.contains(&lo) {
             return bad(lo_idx, lo);
         }
+        return Ok(());
+    }
+    // F2: each value is an XOR of the leaves' terms (each fits), so below the next power of
+    // two past their OR; with an offset added, the indices are visited when that bound leaves
+    // i64 (small domains; a larger one is left to evaluation, which errs on overflow).
+    let bound = (or + 1).next_power_of_two() as i128 - 1;
+    if range.contains(&(offset + bound)) {
+        return Ok(());
+    }
+    let size = c.size().unwrap_or(i64::MAX);
+    if size > F2_VISIT {
+        return Ok(());
+    }
+    for i in 0..size {
+        if let Ok(Stride::F2(v)) = l.eval_index(&i) {
+            let value = offset + i128::from(v);
+            if !range.contains(&value) {
+                return bad(i128::from(i), value);
+            }
+        }
     }
     Ok(())
 }
+
+/// The most indices of an `F2` layout with an offset visited to find one past `i64`.
+const F2_VISIT: i64 = 1 << 22;

@@ -118,6 +118,11 @@ fn offsets_past_i64_are_bad_input_on_every_engine() {
         ("(2,2):(4611686018427387904,4611686018427387904)", "index 3"),
         ("Sw<1,0,1> o 9223372036854775807 o 2:1", "index 1"),
         ("(4,2):(F2(4611686018427387904),F2(1))", "index 3"),
+        // Each leaf fits with the offset, their XOR (index 3: 3 * 2^61) does not.
+        (
+            "Sw<1,0,1> o 2305843009213693952 o (2,2):(F2(4611686018427387904),F2(2305843009213693952))",
+            "index 3",
+        ),
     ] {
         let l = func(src);
         for p in [
