@@ -196,8 +196,9 @@ pub fn prove(
     for p in params {
         src.push_str(&format!("param {p}\n"));
     }
-    let call = format!("{property}({})", args.join(", "));
-    let degree_only = property == "conflict_degree" && !call.contains("==");
+    let (call_args, comparison) = split_comparison(args);
+    let call = format!("{property}({}){comparison}", call_args.join(", "));
+    let degree_only = matches!(property, "conflict_degree" | "wavefronts") && comparison.is_empty();
     if degree_only {
         // Report the degree itself: the n of n-way.
         src.push_str(&format!("assert {call} >= 1\n"));
@@ -212,6 +213,31 @@ pub fn prove(
             return exit::BAD_INPUT;
         }
     };
+    if degree_only
+        && let Some(Assertion {
+            property: tessera_verifier::Property::Wavefronts(b, ..),
+            ..
+        }) = cf.assertions.first()
+    {
+        let deadline = tessera_verifier::Deadline::after_ms(opts.timeout_ms);
+        return match tessera_verifier::wavefronts_by(b, &deadline) {
+            Ok(w) => {
+                if as_json {
+                    println!(
+                        "{}",
+                        serde_json::json!({
+                            "wavefronts": w.worst, "ideal": w.worst_ideal,
+                            "total": w.total, "total_ideal": w.ideal, "instructions": w.instructions,
+                        })
+                    );
+                } else {
+                    println!("{}", wavefront_line(&w));
+                }
+                exit::OK
+            }
+            Err(e) => analysis_error(e),
+        };
+    }
     if degree_only
         && let Some(Assertion {
             property: tessera_verifier::Property::ConflictDegree(b, ..),
@@ -231,14 +257,7 @@ pub fn prove(
                 }
                 exit::OK
             }
-            Err(e) => {
-                eprintln!("error: {e}");
-                match e {
-                    tessera_verifier::ProveError::Invalid(_) => exit::BAD_INPUT,
-                    tessera_verifier::ProveError::Internal(_) => exit::INTERNAL,
-                    _ => exit::UNKNOWN,
-                }
-            }
+            Err(e) => analysis_error(e),
         };
     }
     let t0 = Instant::now();
@@ -248,4 +267,45 @@ pub fn prove(
         ..Reports::default()
     };
     emit(&outcomes, t0.elapsed(), 1, reports)
+}
+
+/// Splits `prove`'s arguments where a comparison starts (an argument beginning with `==`,
+/// `<=`, `>=`, `<` or `>`, alone or with its number): the call's arguments, and the
+/// comparison's text (empty when there is none) as a check file writes it.
+///
+/// @post the two parts together are `args`, in order.
+fn split_comparison(args: &[String]) -> (&[String], String) {
+    let k = args
+        .iter()
+        .position(|a| a.trim_start().starts_with(['=', '<', '>']))
+        .unwrap_or(args.len());
+    let rest = args[k..].join(" ");
+    let comparison = if rest.is_empty() { rest } else { format!(" {rest}") };
+    (&args[..k], comparison)
+}
+
+/// `N wavefronts (ideal M) in the worst warp instruction ...`: what `prove wavefronts` prints.
+fn wavefront_line(w: &tessera_verifier::Wavefronts) -> String {
+    format!(
+        "{} wavefronts (ideal {}) in the worst warp instruction (access {}, threads from {}); \
+         {} in all {} instructions (ideal {}, bank conflicts {})",
+        w.worst,
+        w.worst_ideal,
+        w.access,
+        w.warp,
+        w.total,
+        w.instructions,
+        w.ideal,
+        w.total - w.ideal
+    )
+}
+
+/// The exit code of a failed bank analysis, its error printed.
+fn analysis_error(e: tessera_verifier::ProveError) -> i32 {
+    eprintln!("error: {e}");
+    match e {
+        tessera_verifier::ProveError::Invalid(_) => exit::BAD_INPUT,
+        tessera_verifier::ProveError::Internal(_) => exit::INTERNAL,
+        _ => exit::UNKNOWN,
+    }
 }

@@ -43,8 +43,9 @@ EXAMPLES
   2^t is the largest power of two dividing cosize(SMEM): no memory added); every row padding
   of p = 1..16 elements (the strides outside the mode of stride 1 grow by p per row:
   (32,32):(32,1) becomes (32,32):(33,1)). A candidate counts when every access is contiguous
-  and aligned on it. Ranked by the worst degree, the sum of the degrees, the padding in bytes,
-  then simplicity (B, M, S). The --top best are proved (prove_by, the engine named) and
+  and aligned on it. Ranked by the wavefronts of all accesses (every warp instruction's, as
+  the hardware counts them; see wavefronts(...) in check files), the worst degree, the sum of
+  the degrees, the padding in bytes, then simplicity (B, M, S). The --top best are proved (prove_by, the engine named) and
   printed with the check-file lines that assert them.
   Exit code: 0 every proof proved, 2 one unknown, 3 bad input (an expression, a layout with
   parameters or coordinates, elem/access, a thread-value layout not of rank 2, a search too
@@ -228,8 +229,20 @@ fn text(
             .collect::<Vec<_>>()
             .join(", ")
     };
+    let fronts = |c: &Candidate| {
+        c.wavefronts
+            .iter()
+            .zip(&c.ideal)
+            .map(|(w, i)| format!("{w} (ideal {i})"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     match s.ranked.iter().find(|c| c.change == Change::None) {
-        Some(c) => out.push_str(&format!("plain: degrees {}\n", degrees(c))),
+        Some(c) => out.push_str(&format!(
+            "plain: degrees {}  wavefronts {}\n",
+            degrees(c),
+            fronts(c)
+        )),
         None => out.push_str("plain: an access is not contiguous or aligned\n"),
     }
     if let Some(why) = &s.no_padding {
@@ -238,10 +251,11 @@ fn text(
     for (rank, p) in proved.iter().enumerate() {
         let c = p.cand;
         out.push_str(&format!(
-            "#{}  {}  degrees {}  padding {} bytes\n",
+            "#{}  {}  degrees {}  wavefronts {}  padding {} bytes\n",
             rank + 1,
             c.smem,
             degrees(c),
+            fronts(c),
             c.extra_bytes
         ));
         let mut proofs = Vec::new();
@@ -291,6 +305,8 @@ fn to_json(
                 "layout": c.smem.to_string(),
                 "change": change_json(c.change),
                 "degrees": c.degrees,
+                "wavefronts": c.wavefronts,
+                "ideal_wavefronts": c.ideal,
                 "engines": c.engines.iter().map(|e| e.name()).collect::<Vec<_>>(),
                 "padding_bytes": c.extra_bytes,
                 "proofs": proofs,

@@ -441,6 +441,14 @@ fn highlighted_threads_get_heavy_outlines() {
         .collect();
     assert_eq!(heavy, BTreeSet::from([c.a.0, c.b.0]));
     assert!(p.legend.iter().any(|l| l.text.contains("8-way")));
+    // The wavefronts beside the degree: eight 8-way phases of one warp instruction.
+    assert!(
+        p.legend.iter().any(|l| l
+            .text
+            .starts_with("wavefronts: 32 (ideal 4) in the worst warp instruction")),
+        "{:?}",
+        p.legend
+    );
     let svg = p.svg();
     assert!(svg.contains(r##"stroke="#000000" stroke-width="4""##));
     // Swizzled: conflict-free, nothing outlined.

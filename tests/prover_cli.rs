@@ -213,3 +213,70 @@ fn conflict_bytes_lie_in_the_named_bank() {
         assert_eq!(b / 4 % 32, bank, "{out}");
     }
 }
+
+/// `prove` takes a check file's comparisons after its arguments, as separate words or one.
+#[test]
+fn prove_takes_comparisons() {
+    let args = ["(32,32):(32,1)", "(32,32):(1,32)", "elem=4", "access=4"];
+    for (cmp, code) in [
+        (&["==", "32"][..], 0),
+        (&["<=", "31"][..], 1),
+        (&[">=32"][..], 0),
+        (&["== 32"][..], 0),
+        (&["<", "32"][..], 1),
+    ] {
+        let mut a = vec!["prove", "conflict_degree"];
+        a.extend(args);
+        a.extend(cmp);
+        let (got, out, err) = run(&a);
+        assert_eq!(got, code, "{cmp:?}: {out}{err}");
+        assert!(out.contains("conflict_degree("), "{out}");
+    }
+    // A comparison on a property that takes none is bad input.
+    let (code, _, err) = run(&["prove", "injective", "(4,8):(8,1)", "==", "1"]);
+    assert_eq!(code, 3, "{err}");
+}
+
+/// `wavefronts(...)` in check files and `prove`, and the bank figures beside each bank
+/// assertion of a report.
+#[test]
+fn wavefronts_are_asserted_and_reported() {
+    let p = temp(
+        "wavefronts.tess",
+        "let S = (8,64):(64,1)\n\
+         let TV = ((8,4),8):((1,64),8)\n\
+         assert wavefronts(S, TV, elem=2, access=16) == 32\n\
+         assert wavefronts(Sw<3,3,3> o S, TV, elem=2, access=16) <= 4\n\
+         assert wavefronts(S, TV, elem=2, access=16) < 32\n\
+         assert bank_conflict_free(Sw<3,3,3> o S, TV, elem=2, access=16)\n",
+    );
+    let (code, out, _) = run(&["check", p.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("3 proved, 1 refuted"), "{out}");
+    assert!(out.contains("is 32 (ideal 4), not < 32"), "{out}");
+    assert!(
+        out.contains("degree 8, wavefronts 32 (ideal 4) in the worst warp instruction, 32 in all (ideal 4)"),
+        "{out}"
+    );
+    assert!(out.contains("degree 1, wavefronts 4 (ideal 4)"), "{out}");
+    let (code, out, _) = run(&["check", "--json", p.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    let j: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(j["results"][0]["banks"]["wavefronts"], 32);
+    assert_eq!(j["results"][0]["banks"]["ideal"], 4);
+    let (code, out, _) = run(&[
+        "prove",
+        "wavefronts",
+        "(8,64):(64,1)",
+        "((8,4),8):((1,64),8)",
+        "elem=2",
+        "access=16",
+        "--json",
+    ]);
+    assert_eq!(code, 0);
+    let j: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (j["wavefronts"].as_i64(), j["ideal"].as_i64()),
+        (Some(32), Some(4))
+    );
+}

@@ -242,3 +242,28 @@ fn the_picture_of_a_bank_conflict_marks_its_bank() {
         assert_eq!(counterexample_picture(&a.property, &cex), None);
     }
 }
+
+/// A concrete bank assertion shows its degree and wavefronts beside the verdict, proved or
+/// refuted.
+#[test]
+fn bank_assertions_show_degree_and_wavefronts() {
+    let dir = std::env::temp_dir().join(format!("tessera-html-banks-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let page = dir.join("banks.html");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tessera"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "check",
+            "--html",
+            page.to_str().unwrap(),
+            "examples/broken/bank_conflict.tess",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains("<p class=\"banks\">degree 2, wavefronts 8 (ideal 4) in the worst warp instruction"),
+        "{html}"
+    );
+}

@@ -63,7 +63,7 @@ fn recheck(s: &Suggestions, plain: &Func, patterns: &[Pattern]) {
         Func::Layout(l) => l.cosize().unwrap().as_const().unwrap(),
         _ => panic!("plain"),
     };
-    let mut last = (0, 0, 0);
+    let mut last = (0, 0, 0, 0);
     for c in &s.ranked {
         let smem = func(&c.smem.to_string());
         for (k, p) in patterns.iter().enumerate() {
@@ -75,13 +75,25 @@ fn recheck(s: &Suggestions, plain: &Func, patterns: &[Pattern]) {
             };
             let a = analyze(&b).unwrap_or_else(|e| panic!("{smem}: {e}"));
             assert_eq!(a.degree, c.degrees[k], "{smem}, pattern {k}");
+            // The wavefronts, counted instruction by instruction (F2's shortcut included).
+            let w = tessera_verifier::wavefronts(&b).unwrap();
+            assert_eq!(
+                (w.total, w.ideal),
+                (c.wavefronts[k], c.ideal[k]),
+                "{smem}, pattern {k}"
+            );
         }
         let offsets = smem.at(&Default::default()).unwrap().offsets().unwrap().unwrap();
         let distinct: HashSet<i64> = offsets.iter().copied().collect();
         assert_eq!(distinct.len(), offsets.len(), "{smem} is not injective");
         let top = offsets.iter().max().unwrap() + 1;
         assert_eq!(c.extra_bytes, (top - cosize).max(0) * patterns[0].elem, "{smem}");
-        let key = (c.worst(), c.degrees.iter().sum(), c.extra_bytes);
+        let key = (
+            c.wavefronts.iter().sum(),
+            c.worst(),
+            c.degrees.iter().sum(),
+            c.extra_bytes,
+        );
         assert!(key >= last, "{smem}: ranked after a worse candidate");
         last = key;
         match c.change {
@@ -286,14 +298,19 @@ fn cli_text_names_the_engines_and_the_lines() {
         "--top",
         "2",
     ]);
-    assert!(out.contains("plain: degrees 1, 32"), "{out}");
     assert!(
-        out.contains("#1  Sw<5,0,5> o (32,32):(32,1)  degrees 1, 1  padding 0 bytes"),
+        out.contains("plain: degrees 1, 32  wavefronts 32 (ideal 32), 1024 (ideal 32)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("#1  Sw<5,0,5> o (32,32):(32,1)  degrees 1, 1  wavefronts 32 (ideal 32), 32 (ideal 32)  padding 0 bytes"),
         "{out}"
     );
     assert!(out.contains("access 2: proved (F2)"), "{out}");
     assert!(
-        out.contains("#2  (32,32):(33,1)  degrees 1, 1  padding 124 bytes"),
+        out.contains(
+            "#2  (32,32):(33,1)  degrees 1, 1  wavefronts 32 (ideal 32), 32 (ideal 32)  padding 124 bytes"
+        ),
         "{out}"
     );
     assert!(

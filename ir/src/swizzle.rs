@@ -17,6 +17,7 @@
 use crate::error::{Error, Result};
 use crate::int::Int;
 use crate::layout::Layout;
+use crate::stride::Stride;
 use std::fmt;
 
 /// The XOR swizzle `Sw<bits, base, shift>`.
@@ -129,26 +130,32 @@ impl<I: Int> ComposedLayout<I> {
         }
     }
 
+    /// The inner layout's value as the integer the swizzle reads: an integer, or an `F2`
+    /// value's bits (as lowering reads it); a coordinate cannot be swizzled.
+    fn integer(&self, v: &Stride<I>) -> Result<I> {
+        match v {
+            Stride::Int(x) => Ok(x.clone()),
+            Stride::F2(bits) => i64::try_from(*bits)
+                .map(I::lit)
+                .map_err(|_| Error::Overflow(format!("composed layout {self}: F2 value {bits} past i64"))),
+            Stride::Basis(_) => Err(Error::invalid(format!(
+                "composed layout {self}: inner layout is coordinate-valued"
+            ))),
+        }
+    }
+
     /// Evaluates at an integral index.
     pub fn eval_index(&self, idx: &I) -> Result<I> {
         let v = self.inner.eval_index(idx)?;
-        let v = v.as_int().ok_or_else(|| {
-            Error::invalid(format!(
-                "composed layout {self}: inner layout is not integer-valued"
-            ))
-        })?;
-        self.outer(v)
+        let v = self.integer(&v)?;
+        self.outer(&v)
     }
 
     /// Evaluates at a coordinate of any form.
     pub fn eval(&self, crd: &crate::htuple::HTuple<I>) -> Result<I> {
         let v = self.inner.eval(crd)?;
-        let v = v.as_int().ok_or_else(|| {
-            Error::invalid(format!(
-                "composed layout {self}: inner layout is not integer-valued"
-            ))
-        })?;
-        self.outer(v)
+        let v = self.integer(&v)?;
+        self.outer(&v)
     }
 }
 

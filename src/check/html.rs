@@ -204,8 +204,16 @@ fn row(s: &mut String, o: &Outcome) {
         o.elapsed.as_secs_f64() * 1e3,
         prover
     );
+    // A concrete bank assertion's degree and wavefronts, whatever its verdict.
+    let banks = o
+        .property
+        .as_deref()
+        .and_then(super::banks::figures)
+        .map(|f| format!("<p class=\"banks\">{}</p>", escape(&super::banks::line(&f))))
+        .unwrap_or_default();
     let detail = match &o.verdict {
-        Verdict::Proved => return,
+        Verdict::Proved if banks.is_empty() => return,
+        Verdict::Proved => String::new(),
         Verdict::Refuted(c) => counterexample_block(o.property.as_deref(), c),
         Verdict::Unknown(r) => format!("<p class=\"reason\">unknown: {}</p>", escape(r)),
         Verdict::Internal(r) => format!("<p class=\"reason\">internal error: {}</p>", escape(r)),
@@ -213,7 +221,7 @@ fn row(s: &mut String, o: &Outcome) {
     };
     let _ = writeln!(
         s,
-        "<tr class=\"detail {cls}{np}\"><td></td><td colspan=\"4\">{detail}</td></tr>"
+        "<tr class=\"detail {cls}{np}\"><td></td><td colspan=\"4\">{detail}{banks}</td></tr>"
     );
 }
 
@@ -249,7 +257,7 @@ fn subjects(p: &Property) -> Vec<(&'static str, String)> {
         }
         Property::CompositionValid(a, b, r) => vec![f("A", a), f("B", b), f("R", r)],
         Property::BankConflictFree(b) => bank(b),
-        Property::ConflictDegree(b, _, _) => bank(b),
+        Property::ConflictDegree(b, _, _) | Property::Wavefronts(b, _, _) => bank(b),
     }
 }
 

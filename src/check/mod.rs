@@ -13,6 +13,7 @@
 //! the reason) or bad input. Assertions run in parallel, each in a z3 context of its own. A
 //! file that cannot be read or parsed is one bad-input result; the other files still run.
 
+pub mod banks;
 pub mod html;
 mod parse;
 pub mod props;

@@ -163,6 +163,16 @@ pub static PROPERTIES: &[Spec] = &[
             None => Err((a.off, "conflict_degree(...) needs a comparison, e.g. == 8".into())),
         },
     },
+    Spec {
+        name: "wavefronts",
+        min_args: 2,
+        max_args: 2,
+        args: "Smem, TV, elem=BYTES, access=BYTES) <= n  (or ==, <, >=, >",
+        build: |a| match a.cmp {
+            Some((op, n)) => Ok(Property::Wavefronts(a.bank()?, op, n)),
+            None => Err((a.off, "wavefronts(...) needs a comparison, e.g. <= 4".into())),
+        },
+    },
 ];
 
 /// The arguments of one assertion, evaluated on demand.
@@ -305,13 +315,16 @@ pub(crate) fn property(text: &str, off: usize, env: &Env<SymInt>) -> Result<Prop
             ),
         ));
     }
-    if cmp.is_some() && name != "conflict_degree" {
+    if cmp.is_some() && name != "conflict_degree" && name != "wavefronts" {
         return Err((
             off,
-            format!("only conflict_degree(...) is compared with a number, not {name}"),
+            format!("only conflict_degree(...) and wavefronts(...) are compared with a number, not {name}"),
         ));
     }
-    let is_bank = name == "bank_conflict_free" || name == "conflict_degree";
+    let is_bank = matches!(
+        name.as_str(),
+        "bank_conflict_free" | "conflict_degree" | "wavefronts"
+    );
     if !is_bank && let Some((k, v)) = kw.first() {
         return Err((off + v.col, format!("{name} takes no keyword argument '{k}='")));
     }

@@ -54,6 +54,9 @@ pub fn text(outcomes: &[Outcome], wall: Duration, threads: usize) -> String {
         if !d.is_empty() {
             s.push_str(&format!("    {d}\n"));
         }
+        if let Some(f) = o.property.as_deref().and_then(super::banks::figures) {
+            s.push_str(&format!("    {}\n", super::banks::line(&f)));
+        }
     }
     let c = counts(outcomes);
     let mut extra = String::new();
@@ -90,6 +93,12 @@ pub fn json(outcomes: &[Outcome], wall: Duration, threads: usize) -> Value {
             });
             if let Some(p) = o.prover {
                 r["prover"] = json!(p.name());
+            }
+            if let Some(f) = o.property.as_deref().and_then(super::banks::figures) {
+                r["banks"] = json!({
+                    "degree": f.degree, "wavefronts": f.wavefronts, "ideal": f.ideal,
+                    "total_wavefronts": f.total, "total_ideal": f.total_ideal,
+                });
             }
             match &o.verdict {
                 Verdict::Refuted(c) => {

@@ -73,6 +73,7 @@ pub fn banks(bank: &Bank, highlight: &[i64]) -> Result<Picture, DrawError> {
     let grid = Grid::of(&smem_shape, &title(bank.smem.to_string()))?;
     // The verifier validates the question (contiguous, aligned accesses) and costs each phase.
     let phases = tessera_verifier::phases(bank)?;
+    let fronts = tessera_verifier::wavefronts(bank)?;
     let smem = bank.smem.at(&none)?;
     let tv = bank.tv.at(&none)?;
     let tv_shape = bank.tv.shape();
@@ -143,8 +144,26 @@ pub fn banks(bank: &Bank, highlight: &[i64]) -> Result<Picture, DrawError> {
         pic.cells[r * grid.cols + col] = cell;
     }
     pic.legend = legend(bank, &phases, highlight, outside);
+    // Beside the worst phase's degree: what the hardware counts per warp instruction.
+    pic.legend.insert(2, Legend::text(wavefront_text(&fronts)));
     pic.phases = phases;
     Ok(pic)
+}
+
+/// The legend line of the wavefronts: the worst warp instruction's and the total, each with
+/// its ideal.
+fn wavefront_text(w: &tessera_verifier::Wavefronts) -> String {
+    format!(
+        "wavefronts: {} (ideal {}) in the worst warp instruction (access {}, threads from {}); {} in all {} instructions (ideal {}, bank conflicts {})",
+        w.worst,
+        w.worst_ideal,
+        w.access,
+        w.warp,
+        w.total,
+        w.instructions,
+        w.ideal,
+        w.total - w.ideal
+    )
 }
 
 fn overflow() -> DrawError {

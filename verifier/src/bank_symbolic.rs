@@ -10,9 +10,12 @@
 //! Two complete methods, and the choice between them:
 //!
 //! * **Enumeration** ([`crate::Engine::Enumeration`]): when every parameter is bounded, the
-//!   admitted valuations number at most [`ENUM_VALUATIONS`] and their accesses together at
-//!   most [`ENUM_WORK`], the exact analysis ([`crate::analyze`]) runs at each valuation; it is
-//!   faster than z3 on such small domains.
+//!   admitted valuations number at most [`ENUM_VALUATIONS`] and their accesses together
+//!   (valuations times accesses) at most [`ENUM_WORK`], the exact analysis
+//!   ([`crate::analyze`]) runs at each valuation; it is faster than z3 on such domains. When
+//!   they are bounded but more (at most [`EVERY_VALUATIONS`] valuations, [`FALLBACK_WORK`]
+//!   accesses), z3 gets a share of the time counted from the enumeration's size
+//!   ([`Z3_SHARE_MS`]) and, should it give up, enumeration follows.
 //! * **z3** ([`crate::Engine::Z3`]), otherwise: the parameters are variables of the query
 //!   (bit-vectors when all are bounded, integers otherwise: [`crate::query`]). First the
 //!   accesses are checked well-formed for every valuation (the values count a multiple of the
@@ -31,7 +34,7 @@
 
 use crate::bank::{
     self, Analysis, Bank, Cmp, Geometry, analyze_at, byte_in_word, conflict_witnesses, describe, is_symbolic,
-    mode_size, params, phase_cost, shape_at, threads_of,
+    mode_size, params, phase_cost, shape_at, threads_of, wavefront,
 };
 use crate::context::{Ctx, Vals, confirm, valuations};
 use crate::deadline::Deadline;
@@ -47,8 +50,17 @@ use tessera_ir::sym::{Facts, Interval, SymInt};
 /// The most valuations the automatic choice enumerates.
 pub const ENUM_VALUATIONS: u64 = 256;
 /// The most accesses (threads times values, summed over the valuations) the automatic choice
-/// enumerates.
+/// enumerates before it asks z3.
 pub const ENUM_WORK: i128 = 1 << 14;
+/// The most accesses of a fallback enumeration after z3 gave up (brute force's limit).
+pub const FALLBACK_WORK: i128 = crate::DEFAULT_WORK as i128;
+/// z3's time before the fallback enumeration: this many milliseconds, plus
+/// [`Z3_US_PER_ACCESS`] microseconds per access the enumeration would visit (about fifty
+/// times the exact analysis's cost per access in a release build), and at most half the
+/// time left.
+pub const Z3_SHARE_MS: u64 = 100;
+/// See [`Z3_SHARE_MS`].
+pub const Z3_US_PER_ACCESS: u64 = 1;
 /// The most valuations enumerated to decide `>=`, `>` and `==`.
 pub const EVERY_VALUATIONS: u64 = 1 << 12;
 /// The most accesses enumerated to decide `>=`, `>` and `==`.
@@ -85,10 +97,29 @@ pub(crate) fn answer(
             Ok((v, Engine::Enumeration))
         }
         Engine::Z3 => by_z3(b, cmp, ctx),
-        Engine::Auto => match enumerable(b, &ctx.facts, &ctx.params, ENUM_VALUATIONS, ENUM_WORK)? {
-            Some(vals) => Ok((by_valuations(b, cmp, &vals, &ctx.deadline)?, Engine::Enumeration)),
-            None => by_z3(b, cmp, ctx),
-        },
+        Engine::Auto => {
+            if let Some(vals) = enumerable(b, &ctx.facts, &ctx.params, ENUM_VALUATIONS, ENUM_WORK)? {
+                return Ok((by_valuations(b, cmp, &vals, &ctx.deadline)?, Engine::Enumeration));
+            }
+            let Some(vals) = enumerable(b, &ctx.facts, &ctx.params, EVERY_VALUATIONS, FALLBACK_WORK)? else {
+                return by_z3(b, cmp, ctx);
+            };
+            // Bounded: z3 gets a share of the time by the enumeration's size, and enumeration
+            // follows if it gives up.
+            let accesses = u64::try_from(accesses(b, &vals)?).unwrap_or(u64::MAX);
+            let ms = Z3_SHARE_MS.saturating_add(accesses.saturating_mul(Z3_US_PER_ACCESS) / 1000);
+            let part = Ctx {
+                deadline: ctx.deadline.share(ms),
+                ..ctx.clone()
+            };
+            match by_z3(b, cmp, &part) {
+                Ok((v @ (Verdict::Proved | Verdict::Refuted(_)), e)) => Ok((v, e)),
+                Ok((Verdict::Unknown(_), _)) | Err(ProveError::Timeout) if !ctx.deadline.expired() => {
+                    Ok((by_valuations(b, cmp, &vals, &ctx.deadline)?, Engine::Enumeration))
+                }
+                other => other,
+            }
+        }
     }
 }
 
@@ -114,6 +145,15 @@ fn enumerable(
         }
     }
     Ok(Some(vals))
+}
+
+/// The accesses of the question at every valuation of `vals`, together.
+fn accesses(b: &Bank, vals: &[Vals]) -> PResult<i128> {
+    let (threads, values) = (threads_of(b)?, mode_size(b, 1)?);
+    Ok(vals.iter().fold(0i128, |total, v| {
+        let n = values.eval(v).map(i128::from).unwrap_or(i128::MAX);
+        total.saturating_add(n.saturating_mul(i128::from(threads)))
+    }))
 }
 
 /// `name = value, ...` of a valuation, sorted.
@@ -199,6 +239,50 @@ pub(crate) fn brute(
         return Err(ProveError::Unknown("domain too large for brute force".into()));
     }
     by_valuations(b, cmp, &vals, deadline)
+}
+
+/// `wavefronts(...) OP n` at every admitted valuation of the question's parameters, by the
+/// exact count ([`crate::wavefronts`]) at each: at most [`EVERY_VALUATIONS`] valuations (and
+/// `work`) and, with parameters, at most `work` accesses in all (`unknown` past them). The first valuation
+/// (in order) whose worst instruction fails refutes, naming that instruction.
+pub(crate) fn wavefronts(
+    b: &Bank,
+    (cmp, n): (Cmp, i64),
+    facts: &Facts,
+    work: u64,
+    deadline: &Deadline,
+) -> PResult<Verdict> {
+    let names = params(b);
+    let limit = work.min(EVERY_VALUATIONS);
+    if !names.is_empty() && enumerable(b, facts, &names, limit, i128::from(work))?.is_none() {
+        return Ok(Verdict::Unknown(format!(
+            "wavefronts over parameters are counted at every admitted valuation: bound the \
+             parameters (at most {limit} valuations, {work} accesses in all)"
+        )));
+    }
+    let vals = valuations(facts, &names, limit)?;
+    for v in &vals {
+        let w = wavefront::wavefronts_at(b, v, deadline).map_err(|e| at_values(e, v))?;
+        if !cmp.holds(w.worst, n) {
+            let mut ps: Vec<(String, i64)> = v.iter().map(|(k, x)| (k.clone(), *x)).collect();
+            ps.sort();
+            return Ok(Verdict::Refuted(Counterexample {
+                params: ps,
+                witnesses: vec![],
+                summary: format!(
+                    "the most wavefronts of one warp instruction is {} (ideal {}), not {} {n}: \
+                     access {} of threads {}..{}",
+                    w.worst,
+                    w.worst_ideal,
+                    cmp.text(),
+                    w.access,
+                    w.warp,
+                    (w.warp + wavefront::WARP).min(threads_of(b)?)
+                ),
+            }));
+        }
+    }
+    Ok(Verdict::Proved)
 }
 
 /// The z3 method (the `>=` half by enumeration or samples).

@@ -73,6 +73,9 @@ fn brute_inner(p: &Property, work: u64, deadline: &Deadline) -> Result<Verdict> 
         Property::ConflictDegree(b, cmp, n) => {
             return bank_symbolic::brute(b, Some((*cmp, *n)), &facts(p), work, deadline);
         }
+        Property::Wavefronts(b, cmp, n) => {
+            return bank_symbolic::wavefronts(b, (*cmp, *n), &facts(p), work, deadline);
+        }
         Property::Compatible(a, b) => {
             return Ok(if shape::compatible(a, b)? {
                 Verdict::Proved
@@ -94,6 +97,9 @@ fn brute_inner(p: &Property, work: u64, deadline: &Deadline) -> Result<Verdict> 
         step: 0,
     };
     for ps in &vals {
+        for g in crate::property::funcs(p) {
+            crate::offset_range::check_at(p.name(), g, ps)?;
+        }
         if let Some(v) = one(p, ps, &mut budget)? {
             return Ok(v);
         }
@@ -121,7 +127,10 @@ fn one(p: &Property, ps: &HashMap<String, i64>, budget: &mut Work) -> Result<Opt
         Property::CompositionValid(a, b, r) => composition_valid(a, b, r, ps, budget),
         Property::Contiguous(f) => contiguous(f, ps, budget),
         Property::Vectorizable(f, v) => vectorizable(f, v, ps, budget),
-        Property::Compatible(..) | Property::BankConflictFree(_) | Property::ConflictDegree(..) => Ok(None),
+        Property::Compatible(..)
+        | Property::BankConflictFree(_)
+        | Property::ConflictDegree(..)
+        | Property::Wavefronts(..) => Ok(None),
     }
 }
 
@@ -296,9 +305,13 @@ fn contiguous(f: &Func, ps: &HashMap<String, i64>, budget: &mut Work) -> Result<
     let offs = offsets(&c, budget)?;
     let base = offs.first().copied().unwrap_or(0);
     for (i, &v) in (0..).zip(&offs) {
-        if v != base + i {
+        // `L(0) + i` may leave i64 (then no offset equals it).
+        if base.checked_add(i) != Some(v) {
             return Ok(Some(refuted(
-                format!("L({i}) = {v}, not L(0) + {i} = {}", base + i),
+                format!(
+                    "L({i}) = {v}, not L(0) + {i} = {}",
+                    i128::from(base) + i128::from(i)
+                ),
                 vec![],
                 ps,
             )));

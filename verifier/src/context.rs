@@ -4,6 +4,7 @@
 //! ([`finish`], [`confirm`]); and the parameter valuations the enumerations visit.
 
 use crate::deadline::Deadline;
+use crate::engine::Engine;
 use crate::error::{PResult, ProveError};
 use crate::func::{Concrete, show_point};
 use crate::query::{Outcome, Query, admitted};
@@ -13,6 +14,7 @@ use std::sync::Arc;
 use tessera_ir::sym::{Facts, Interval, ParamFacts, SymInt};
 
 /// What every query of one proof shares.
+#[derive(Clone)]
 pub(crate) struct Ctx {
     /// The facts of the parameters.
     pub facts: Arc<Facts>,
@@ -20,6 +22,20 @@ pub(crate) struct Ctx {
     pub params: BTreeSet<String>,
     /// The assertion's time limit.
     pub deadline: Deadline,
+    /// The engine asking (its counterexamples' messages name it).
+    pub engine: Engine,
+}
+
+impl Ctx {
+    /// The engine whose counterexample is re-checked, as messages name it.
+    pub(crate) fn who(&self) -> &'static str {
+        match self.engine {
+            Engine::F2 => "the F2 engine",
+            Engine::Structural => "the structural engine",
+            Engine::Enumeration => "enumeration",
+            Engine::Z3 | Engine::Auto => "z3",
+        }
+    }
 }
 
 pub(crate) type Vals = HashMap<String, i64>;
@@ -102,7 +118,8 @@ pub(crate) fn confirm(
             .ok_or_else(|| ProveError::internal(format!("parameter {n} has no declared facts")))?;
         if !f.admits(*v) {
             return Err(ProveError::internal(format!(
-                "z3's counterexample violates the facts: {n} = {v}, but {}",
+                "{}'s counterexample violates the facts: {n} = {v}, but {}",
+                ctx.who(),
                 describe(n, f)
             )));
         }
@@ -111,7 +128,8 @@ pub(crate) fn confirm(
         Ok(c) => c,
         Err(ProveError::Unknown(r)) => {
             return Ok(Verdict::Unknown(format!(
-                "z3's counterexample could not be evaluated: {r}"
+                "{}'s counterexample could not be evaluated: {r}",
+                ctx.who()
             )));
         }
         Err(e) => return Err(e),
@@ -124,7 +142,8 @@ pub(crate) fn confirm(
             Ok(Verdict::Refuted(c))
         }
         None => Err(ProveError::internal(format!(
-            "z3's counterexample does not reproduce (params {params:?}, indices {idx:?})"
+            "{}'s counterexample does not reproduce (params {params:?}, indices {idx:?})",
+            ctx.who()
         ))),
     }
 }
@@ -215,6 +234,7 @@ mod tests {
                 facts: Arc::new(tight),
                 params: BTreeSet::from(["M".to_string()]),
                 deadline: Deadline::none(),
+                engine: Engine::Z3,
             };
             let accept = |_: &Vals, _: &Vals| {
                 Ok(Some(Counterexample {
@@ -233,5 +253,27 @@ mod tests {
             let ctx = Ctx { facts: loose, ..ctx };
             assert!(matches!(finish(&ctx, &q, accept), Ok(Verdict::Refuted(_))));
         });
+    }
+
+    /// A re-check that cannot evaluate the counterexample names the engine that found it.
+    #[test]
+    fn a_failed_recheck_names_the_engine() {
+        for (engine, who) in [
+            (Engine::Structural, "the structural engine"),
+            (Engine::F2, "the F2 engine"),
+            (Engine::Z3, "z3"),
+        ] {
+            let ctx = Ctx {
+                facts: Arc::new(Facts::default()),
+                params: BTreeSet::new(),
+                deadline: Deadline::none(),
+                engine,
+            };
+            let v = confirm(&ctx, Vals::new(), Vals::new(), |_, _| {
+                Err(ProveError::Unknown("overflow".into()))
+            });
+            let want = format!("{who}'s counterexample could not be evaluated: overflow");
+            assert_eq!(v.unwrap(), Verdict::Unknown(want));
+        }
     }
 }

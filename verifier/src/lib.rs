@@ -39,6 +39,7 @@ mod equivalence;
 mod error;
 pub mod f2;
 mod func;
+mod offset_range;
 mod portfolio;
 mod property;
 mod prove;
@@ -49,6 +50,9 @@ mod validated;
 mod verdict;
 mod width;
 
+pub use bank::wavefront::{
+    InstructionCost, WARP, Wavefronts, instruction_cost, phase_threads, wavefronts, wavefronts_by,
+};
 pub use bank::{Analysis, Bank, Cmp, Conflict, PhaseCost, analyze, analyze_by, phases, phases_by};
 pub use brute::{DEFAULT_WORK, brute, brute_by};
 pub use deadline::Deadline;

@@ -86,11 +86,17 @@ pub(crate) fn cheap(p: &Property, has_params: bool) -> Vec<Engine> {
 
 /// The complete engines for `p` after the cheap ones, by the cost estimate.
 pub(crate) fn costly(p: &Property, has_params: bool) -> Vec<Engine> {
+    // Wavefronts are counted by the exact analysis, at every admitted valuation.
+    if let Property::Wavefronts(..) = p {
+        return vec![Engine::Enumeration];
+    }
     if has_params {
         return vec![Engine::Z3];
     }
     match p {
-        Property::BankConflictFree(_) | Property::ConflictDegree(..) => vec![Engine::Enumeration],
+        Property::BankConflictFree(_) | Property::ConflictDegree(..) | Property::Wavefronts(..) => {
+            vec![Engine::Enumeration]
+        }
         Property::Compatible(..) => vec![Engine::Z3],
         _ => match work(p) {
             Some(w) if w <= ENUM_CUTOFF => vec![Engine::Enumeration, Engine::Z3],
@@ -131,7 +137,9 @@ pub fn work(p: &Property) -> Option<u64> {
                 .checked_add(b.as_ref().map_or(Some(0), n)?)
         }
         Property::CompositionValid(_, b, _) => size(b)?.checked_mul(EVAL_WEIGHT),
-        Property::BankConflictFree(b) | Property::ConflictDegree(b, ..) => size(&b.tv),
+        Property::BankConflictFree(b) | Property::ConflictDegree(b, ..) | Property::Wavefronts(b, ..) => {
+            size(&b.tv)
+        }
         Property::Compatible(..) => Some(0),
     }
 }

@@ -51,6 +51,9 @@ pub enum Property {
     BankConflictFree(Bank),
     /// The worst phase's wavefront count compared with a number.
     ConflictDegree(Bank, Cmp, i64),
+    /// The most wavefronts one warp instruction takes (every phase's, summed:
+    /// [`crate::wavefronts`]) compared with a number.
+    Wavefronts(Bank, Cmp, i64),
 }
 
 impl Property {
@@ -71,6 +74,7 @@ impl Property {
             Property::Vectorizable(..) => "vectorizable",
             Property::BankConflictFree(_) => "bank_conflict_free",
             Property::ConflictDegree(..) => "conflict_degree",
+            Property::Wavefronts(..) => "wavefronts",
         }
     }
 }
@@ -89,7 +93,9 @@ pub(crate) fn funcs(p: &Property) -> Vec<&Func> {
         }
         Property::ComplementValid(a, c, _) => vec![a, c],
         Property::CompositionValid(a, b, r) => vec![a, b, r],
-        Property::BankConflictFree(b) | Property::ConflictDegree(b, ..) => vec![&b.smem, &b.tv],
+        Property::BankConflictFree(b) | Property::ConflictDegree(b, ..) | Property::Wavefronts(b, ..) => {
+            vec![&b.smem, &b.tv]
+        }
         Property::Compatible(..) => vec![],
     }
 }
@@ -128,6 +134,7 @@ pub fn validate(p: &Property) -> PResult<()> {
     for f in funcs(p) {
         f.codomain()
             .map_err(|e| ProveError::invalid(format!("{name}: {e}")))?;
+        crate::offset_range::check(name, f)?;
     }
     let int = |f: &Func| -> PResult<()> {
         match f.codomain() {
@@ -150,7 +157,9 @@ pub fn validate(p: &Property) -> PResult<()> {
         | Property::RightInverseValid(a, b)
         | Property::ComplementValid(a, b, _) => int(a).and(int(b)),
         Property::CompositionValid(_, b, _) => int(b),
-        Property::BankConflictFree(b) | Property::ConflictDegree(b, ..) => bank::validate(b),
+        Property::BankConflictFree(b) | Property::ConflictDegree(b, ..) | Property::Wavefronts(b, ..) => {
+            bank::validate(b)
+        }
         Property::Injective(_) | Property::Equal(..) | Property::Compatible(..) => Ok(()),
     }
 }

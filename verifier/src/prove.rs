@@ -68,6 +68,7 @@ pub fn prove_by(p: &Property, opts: &Options, engine: Engine) -> (Verdict, Engin
             facts: facts(p),
             params: params(p),
             deadline: Deadline::after_ms(opts.timeout_ms),
+            engine,
         };
         let mut used = engine;
         match validate(p).and_then(|()| prove_checked(p, &ctx, &mut used)) {
@@ -135,6 +136,10 @@ fn first_decision(
 
 /// One engine's answer; `Err` with the reason where it does not decide the property.
 fn by(p: &Property, ctx: &Ctx, e: Engine) -> PResult<Result<Verdict, String>> {
+    let ctx = &Ctx {
+        engine: e,
+        ..ctx.clone()
+    };
     Ok(match e {
         Engine::F2 => f2::answer(p, ctx)?.map_err(|why| why.to_string()),
         Engine::Structural => structural::answer(p, ctx)?,
@@ -173,5 +178,8 @@ fn prove_any(p: &Property, ctx: &Ctx) -> PResult<Verdict> {
         Property::Vectorizable(f, v) => vectorizable(ctx, f, *v),
         Property::BankConflictFree(b) => bank::prove_conflict_free(b, &ctx.deadline),
         Property::ConflictDegree(b, cmp, n) => bank::degree_verdict(b, *cmp, *n, &ctx.deadline),
+        Property::Wavefronts(b, cmp, n) => {
+            bank_symbolic::wavefronts(b, (*cmp, *n), &ctx.facts, DEFAULT_WORK, &ctx.deadline)
+        }
     }
 }

@@ -34,9 +34,14 @@
 //! access contiguous and aligned: [`crate::analyze`] answers [`ProveError::Invalid`]
 //! otherwise). Each pattern's degree comes from the F2 engine ([`crate::bank_degree`], a few
 //! microseconds) where the layouts are in its fragment, else from the exact enumeration
-//! ([`crate::analyze`]). Candidates are ranked by the worst degree, then the sum of the
-//! degrees, then the padding in bytes, then simplicity: the plain layout, then swizzles by
-//! `B`, `M`, `S`, then paddings by `p`.
+//! ([`crate::analyze`]). Each pattern's wavefronts (every warp instruction's, as the hardware
+//! counts them: [`crate::wavefronts`]) come from the degree where F2 gave it (in its
+//! fragment every phase of a pattern is a translate of the first, so each takes the degree;
+//! the wavefronts are the degree times the phases, unless the pattern's phases are served in
+//! pairs, which depends on the thread-value layout alone for an injective candidate), else
+//! from the exact count. Candidates are ranked by the wavefronts of all patterns together,
+//! then the worst degree, then the sum of the degrees, then the padding in bytes, then
+//! simplicity: the plain layout, then swizzles by `B`, `M`, `S`, then paddings by `p`.
 //!
 //! # Limits (bad input past them)
 //!
@@ -69,6 +74,7 @@
 //! are the exact wavefront counts of [`crate::analyze`] on `Bank { smem, tv, elem, access }`,
 //! and its `smem` is injective.
 
+use crate::bank::wavefront::{merges, wavefronts};
 use crate::bank::{self, Bank};
 use crate::engine::Engine;
 use crate::error::{PResult, ProveError};
@@ -147,6 +153,11 @@ pub struct Candidate {
     pub degrees: Vec<i64>,
     /// The engine that gave each degree: [`Engine::F2`] or [`Engine::Enumeration`].
     pub engines: Vec<Engine>,
+    /// The wavefronts of each pattern, every warp instruction's together
+    /// ([`crate::wavefronts`]'s `total`), in order.
+    pub wavefronts: Vec<i64>,
+    /// The same without bank conflicts (each pattern's phases).
+    pub ideal: Vec<i64>,
     /// The memory it costs beyond the plain layout: the growth of the cosize, in bytes.
     pub extra_bytes: i64,
 }
@@ -157,9 +168,11 @@ impl Candidate {
         self.degrees.iter().copied().max().unwrap_or(1)
     }
 
-    /// The ranking key: worst degree, sum of degrees, bytes, simplicity.
-    fn key(&self) -> (i64, i64, i64, (u8, i64, i64, i64)) {
+    /// The ranking key: the wavefronts of all patterns together, worst degree, sum of
+    /// degrees, bytes, simplicity.
+    fn key(&self) -> (i64, i64, i64, i64, (u8, i64, i64, i64)) {
         (
+            self.wavefronts.iter().sum(),
             self.worst(),
             self.degrees.iter().sum(),
             self.extra_bytes,
@@ -343,24 +356,65 @@ fn func_of(change: Change, l: &Layout<i64>) -> PResult<Func> {
     })
 }
 
-/// The degree of one pattern on one candidate: `Ok(None)` when the pattern is not a
-/// well-formed bank question on it. `work` counts the points enumerated.
-fn degree(b: &Bank, points: u64, work: &mut u64) -> PResult<Option<(i64, Engine)>> {
+/// What is known of a pattern before the search: its thread-value points, and, when its
+/// phases are never served in pairs, the number of its phases (the wavefronts of one
+/// wavefront per phase).
+struct Known {
+    points: u64,
+    phases: Option<i64>,
+}
+
+/// The score of one pattern on one candidate.
+struct Score {
+    degree: i64,
+    engine: Engine,
+    wavefronts: i64,
+    ideal: i64,
+}
+
+/// Counts `points` more enumerated points against [`MAX_WORK`].
+fn spend(work: &mut u64, points: u64) -> PResult<()> {
+    *work = work.saturating_add(points);
+    if *work > MAX_WORK {
+        return Err(invalid(format!(
+            "the search space is too large: more than {MAX_WORK} thread-value points to enumerate outside the F2 fragment"
+        )));
+    }
+    Ok(())
+}
+
+/// The degree and wavefronts of one pattern on one candidate: `Ok(None)` when the pattern is
+/// not a well-formed bank question on it. `work` counts the points enumerated.
+fn score(b: &Bank, known: &Known, work: &mut u64) -> PResult<Option<Score>> {
     let outcome = match bank_degree(b) {
-        Ok(Ok(f)) => return Ok(Some((f.degree, Engine::F2))),
-        Ok(Err(_)) => {
-            *work = work.saturating_add(points);
-            if *work > MAX_WORK {
-                return Err(invalid(format!(
-                    "the search space is too large: more than {MAX_WORK} thread-value points to enumerate outside the F2 fragment"
-                )));
+        Ok(Ok(f)) => match known.phases {
+            // Every phase a translate of the first: each takes the degree.
+            Some(p) => {
+                return Ok(Some(Score {
+                    degree: f.degree,
+                    engine: Engine::F2,
+                    wavefronts: f.degree.saturating_mul(p),
+                    ideal: p,
+                }));
             }
-            bank::analyze(b)
+            None => {
+                spend(work, known.points)?;
+                wavefronts(b).map(|w| (f.degree, Engine::F2, w))
+            }
+        },
+        Ok(Err(_)) => {
+            spend(work, known.points)?;
+            bank::analyze(b).and_then(|a| Ok((a.degree, Engine::Enumeration, wavefronts(b)?)))
         }
         Err(e) => Err(e),
     };
     match outcome {
-        Ok(a) => Ok(Some((a.degree, Engine::Enumeration))),
+        Ok((degree, engine, w)) => Ok(Some(Score {
+            degree,
+            engine,
+            wavefronts: w.total,
+            ideal: w.ideal,
+        })),
         Err(ProveError::Invalid(_)) => Ok(None),
         Err(e) => Err(e),
     }
@@ -387,9 +441,18 @@ pub fn suggest(plain: &Func, patterns: &[Pattern]) -> PResult<Suggestions> {
     }
     let l = plain_layout(plain)?;
     let mut points = Vec::with_capacity(patterns.len());
+    let mut known = Vec::with_capacity(patterns.len());
     for (k, p) in patterns.iter().enumerate() {
         bank::validate(&p.bank(plain)).map_err(|e| invalid(format!("access pattern {}: {e}", k + 1)))?;
-        points.push(u64::try_from(p.tv.at(&HashMap::new())?.size()?).unwrap_or(u64::MAX));
+        let n = u64::try_from(p.tv.at(&HashMap::new())?.size()?).unwrap_or(u64::MAX);
+        points.push(n);
+        // Candidates are injective, so two threads share an address exactly when they share a
+        // logical index: whether phases pair up is the plain layout's answer for all of them.
+        let phases = match (merges(&p.bank(plain)), wavefronts(&p.bank(plain))) {
+            (Ok(false), Ok(w)) => Some(w.ideal),
+            _ => None,
+        };
+        known.push(Known { points: n, phases });
     }
     let (cands, no_padding) = candidates(&l)?;
     // Before searching: the points the enumeration would visit, where F2 cannot answer.
@@ -416,11 +479,14 @@ pub fn suggest(plain: &Func, patterns: &[Pattern]) -> PResult<Suggestions> {
         let smem = func_of(change, &layout)?;
         let mut degrees = Vec::with_capacity(patterns.len());
         let mut engines = Vec::with_capacity(patterns.len());
-        for (p, &n) in patterns.iter().zip(&points) {
-            match degree(&p.bank(&smem), n, &mut work)? {
-                Some((d, e)) => {
-                    degrees.push(d);
-                    engines.push(e);
+        let (mut fronts, mut ideal) = (Vec::new(), Vec::new());
+        for (p, k) in patterns.iter().zip(&known) {
+            match score(&p.bank(&smem), k, &mut work)? {
+                Some(s) => {
+                    degrees.push(s.degree);
+                    engines.push(s.engine);
+                    fronts.push(s.wavefronts);
+                    ideal.push(s.ideal);
                 }
                 None => break,
             }
@@ -438,6 +504,8 @@ pub fn suggest(plain: &Func, patterns: &[Pattern]) -> PResult<Suggestions> {
             smem,
             degrees,
             engines,
+            wavefronts: fronts,
+            ideal,
             extra_bytes: extra.max(0),
         });
     }

@@ -26,6 +26,7 @@
 //! ```
 
 mod scan;
+pub(crate) mod wavefront;
 
 use crate::deadline::Deadline;
 use crate::error::{PResult, ProveError};
@@ -36,6 +37,9 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 use tessera_ir::sym::{Facts, Interval, SymInt};
 use tessera_ir::{Codomain, Int};
+
+/// Threads in one warp instruction.
+pub const WARP: i64 = 32;
 
 /// A bank-conflict question.
 #[derive(Clone, Debug)]
@@ -269,9 +273,9 @@ impl Geometry {
     pub(crate) fn address(&self, b: &Bank, t: i64, c: i64) -> PResult<i64> {
         let bad = |m: String| ProveError::Invalid(format!("bank analysis: {m}"));
         let v0 = c * self.vpa;
-        let e0 = self.smem.offset(self.tv.offset(t + self.threads * v0)?)?;
+        let e0 = self.element(t, v0)?;
         for k in 1..self.vpa {
-            let ek = self.smem.offset(self.tv.offset(t + self.threads * (v0 + k))?)?;
+            let ek = self.element(t, v0 + k)?;
             if e0.checked_add(k) != Some(ek) {
                 return Err(bad(format!(
                     "thread {t}'s access {c} is not contiguous: value {} is at element {ek}, not {}",
@@ -288,6 +292,20 @@ impl Geometry {
             )));
         }
         Ok(addr)
+    }
+
+    /// The element offset of thread `t`'s value `v`. The shared-memory layout read at an
+    /// index where it has no value (a negative index of an `F2`-strided layout) is bad input
+    /// naming the thread, the value and the index.
+    pub(crate) fn element(&self, t: i64, v: i64) -> PResult<i64> {
+        let li = self.tv.offset(t + self.threads * v)?;
+        if !self.smem.has_index(li) {
+            return Err(ProveError::Invalid(format!(
+                "bank analysis: thread {t}'s value {v} reads the shared-memory layout at index \
+                 {li}, where it has no value (an F2-strided layout is defined at indices >= 0 only)"
+            )));
+        }
+        Ok(self.smem.offset(li)?)
     }
 
     /// Checks every access (contiguous and aligned), by the deadline.
@@ -373,6 +391,16 @@ impl PhaseWords {
                 list.push((w, t, byte_in_word(a, w)));
             }
         }
+    }
+
+    /// The most words in one bank (at least 1): the phase's wavefronts.
+    pub(crate) fn degree(&self) -> i64 {
+        self.banks
+            .iter()
+            .map(|l| l.len() as i64)
+            .max()
+            .unwrap_or(0)
+            .max(1)
     }
 
     /// The phase's cost: the most words in one bank, and the first two threads of the lowest

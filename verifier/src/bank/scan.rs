@@ -19,6 +19,18 @@ struct Tables {
 }
 
 impl Tables {
+    /// The tables of `g`, checked to cover every thread-value index.
+    fn new(g: &Geometry, tv: Vec<i64>, smem: Vec<i64>) -> PResult<Tables> {
+        let n = g.threads.checked_mul(g.chunks * g.vpa).unwrap_or(i64::MAX);
+        if tv.len() as i64 != n {
+            return Err(ProveError::internal(format!(
+                "the thread-value layout has {} indices, not {n}",
+                tv.len()
+            )));
+        }
+        Ok(Tables { tv, smem })
+    }
+
     /// The element offset of thread-value index `i` (the shared layout evaluated directly
     /// past its table).
     fn element(&self, g: &Geometry, i: i64) -> PResult<i64> {
@@ -46,6 +58,25 @@ impl Tables {
     }
 }
 
+/// The most entries a table is built with (thread-value indices, shared-memory indices): past it (a table of 128 MiB,
+/// built without looking at the clock) the accesses are evaluated one by one, which polls
+/// the deadline.
+const MAX_TABLE: i64 = 1 << 24;
+
+/// The two offset tables of `g`, when both layouts have integer strides and the question
+/// has at most [`MAX_TABLE`] accesses.
+fn tables(g: &Geometry, deadline: &Deadline) -> PResult<Option<(Vec<i64>, Vec<i64>)>> {
+    let n = g.threads.saturating_mul(g.chunks.saturating_mul(g.vpa));
+    if n > MAX_TABLE || g.smem.size()? > MAX_TABLE {
+        return Ok(None);
+    }
+    let Some(tv) = g.tv.offsets()? else {
+        return Ok(None);
+    };
+    deadline.check()?;
+    Ok(g.smem.offsets()?.map(|smem| (tv, smem)))
+}
+
 /// Visits every phase of every access like [`crate::bank`]'s enumeration; `false` (nothing
 /// visited) when a layout has no offset table (coordinate or `F2` strides).
 pub(crate) fn each_phase(
@@ -54,17 +85,10 @@ pub(crate) fn each_phase(
     deadline: &Deadline,
     mut visit: impl FnMut(PhaseCost),
 ) -> PResult<bool> {
-    let (Some(tv), Some(smem)) = (g.tv.offsets()?, g.smem.offsets()?) else {
+    let Some((tv, smem)) = tables(g, deadline)? else {
         return Ok(false);
     };
-    let n = g.threads.checked_mul(g.chunks * g.vpa).unwrap_or(i64::MAX);
-    if tv.len() as i64 != n {
-        return Err(ProveError::internal(format!(
-            "the thread-value layout has {} indices, not {n}",
-            tv.len()
-        )));
-    }
-    let tables = Tables { tv, smem };
+    let tables = Tables::new(g, tv, smem)?;
     let mut words = PhaseWords::new();
     let mut step = 0u64;
     for c in 0..g.chunks {
@@ -79,6 +103,37 @@ pub(crate) fn each_phase(
             }
             visit(words.cost(c, (start, end)));
             start = end;
+        }
+    }
+    Ok(true)
+}
+
+/// Visits every warp instruction (access number, first thread, the byte address of each of
+/// its threads in order), access by access, like the wavefront count's evaluation; `false`
+/// (nothing visited) when a layout has no offset table.
+pub(crate) fn each_instruction(
+    b: &Bank,
+    g: &Geometry,
+    deadline: &Deadline,
+    mut visit: impl FnMut(i64, i64, &[i64]),
+) -> PResult<bool> {
+    let Some((tv, smem)) = tables(g, deadline)? else {
+        return Ok(false);
+    };
+    let tables = Tables::new(g, tv, smem)?;
+    let mut addrs = Vec::with_capacity(super::WARP as usize);
+    let mut step = 0u64;
+    for c in 0..g.chunks {
+        let mut warp = 0;
+        while warp < g.threads {
+            addrs.clear();
+            for t in warp..(warp + super::WARP).min(g.threads) {
+                step += 1;
+                deadline.poll(step)?;
+                addrs.push(tables.address(b, g, t, c)?);
+            }
+            visit(c, warp, &addrs);
+            warp += super::WARP;
         }
     }
     Ok(true)

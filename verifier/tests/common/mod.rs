@@ -119,6 +119,7 @@ pub fn fix(p: &Property, at: &HashMap<String, i64>) -> Property {
         Property::Vectorizable(a, v) => Property::Vectorizable(f(a), *v),
         Property::BankConflictFree(x) => Property::BankConflictFree(b(x)),
         Property::ConflictDegree(x, c, k) => Property::ConflictDegree(b(x), *c, *k),
+        Property::Wavefronts(x, c, k) => Property::Wavefronts(b(x), *c, *k),
     }
 }
 
