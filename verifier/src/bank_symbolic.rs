@@ -14,8 +14,9 @@
 //!   (valuations times accesses) at most [`ENUM_WORK`], the exact analysis
 //!   ([`crate::analyze`]) runs at each valuation; it is faster than z3 on such domains. When
 //!   they are bounded but more (at most [`EVERY_VALUATIONS`] valuations, [`FALLBACK_WORK`]
-//!   accesses), z3 gets a share of the time counted from the enumeration's size
-//!   ([`Z3_SHARE_MS`]) and, should it give up, enumeration follows.
+//!   accesses), z3 gets a share of the work counted from the enumeration's size
+//!   ([`Z3_SHARE_MS`], as z3's deterministic resource count) and, should it give up,
+//!   enumeration follows.
 //! * **z3** ([`crate::Engine::Z3`]), otherwise: the parameters are variables of the query
 //!   (bit-vectors when all are bounded, integers otherwise: [`crate::query`]). First the
 //!   accesses are checked well-formed for every valuation (the values count a multiple of the
@@ -54,13 +55,17 @@ pub const ENUM_VALUATIONS: u64 = 256;
 pub const ENUM_WORK: i128 = 1 << 14;
 /// The most accesses of a fallback enumeration after z3 gave up (brute force's limit).
 pub const FALLBACK_WORK: i128 = crate::DEFAULT_WORK as i128;
-/// z3's time before the fallback enumeration: this many milliseconds, plus
-/// [`Z3_US_PER_ACCESS`] microseconds per access the enumeration would visit (about fifty
-/// times the exact analysis's cost per access in a release build), and at most half the
-/// time left.
+/// z3's work before the fallback enumeration, in milliseconds of z3's time counted as its
+/// resource units ([`RLIMIT_PER_MS`]): this many, plus [`Z3_US_PER_ACCESS`] microseconds per
+/// access the enumeration would visit (about fifty times the exact analysis's cost per access
+/// in a release build).
 pub const Z3_SHARE_MS: u64 = 100;
 /// See [`Z3_SHARE_MS`].
 pub const Z3_US_PER_ACCESS: u64 = 1;
+/// z3's resource units per millisecond of its time, to turn [`Z3_SHARE_MS`] into a counted
+/// limit (`rlimit`): about what z3 4.8 spends on these queries (a 20M-unit validation query
+/// took about half a second here).
+pub const RLIMIT_PER_MS: u64 = 40_000;
 /// The most valuations enumerated to decide `>=`, `>` and `==`.
 pub const EVERY_VALUATIONS: u64 = 1 << 12;
 /// The most accesses enumerated to decide `>=`, `>` and `==`.
@@ -104,17 +109,19 @@ pub(crate) fn answer(
             let Some(vals) = enumerable(b, &ctx.facts, &ctx.params, EVERY_VALUATIONS, FALLBACK_WORK)? else {
                 return by_z3(b, cmp, ctx);
             };
-            // Bounded: z3 gets a share of the time by the enumeration's size, and enumeration
-            // follows if it gives up.
+            // Bounded: z3 gets a share of the work (its resource count, not the clock) by the
+            // enumeration's size, and enumeration follows if it gives up: the same engine
+            // answers on an idle and on a loaded machine.
             let accesses = u64::try_from(accesses(b, &vals)?).unwrap_or(u64::MAX);
             let ms = Z3_SHARE_MS.saturating_add(accesses.saturating_mul(Z3_US_PER_ACCESS) / 1000);
+            let units = ms.saturating_mul(RLIMIT_PER_MS).min(u64::from(u32::MAX));
             let part = Ctx {
-                deadline: ctx.deadline.share(ms),
+                rlimit: Some(u32::try_from(units).unwrap_or(u32::MAX)),
                 ..ctx.clone()
             };
             match by_z3(b, cmp, &part) {
                 Ok((v @ (Verdict::Proved | Verdict::Refuted(_)), e)) => Ok((v, e)),
-                Ok((Verdict::Unknown(_), _)) | Err(ProveError::Timeout) if !ctx.deadline.expired() => {
+                Ok((Verdict::Unknown(_), _)) if !ctx.deadline.expired() => {
                     Ok((by_valuations(b, cmp, &vals, &ctx.deadline)?, Engine::Enumeration))
                 }
                 other => other,
@@ -345,6 +352,9 @@ fn encoder(b: &Bank, ctx: &Ctx) -> PResult<Enc> {
         exprs: Vec::new(),
     };
     let q = Query::new(ctx.facts.clone(), &scope, ctx.deadline)?;
+    if let Some(r) = ctx.rlimit {
+        q.set_rlimit(r);
+    }
     Ok(Enc {
         q,
         et,

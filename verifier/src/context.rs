@@ -24,6 +24,10 @@ pub(crate) struct Ctx {
     pub deadline: Deadline,
     /// The engine asking (its counterexamples' messages name it).
     pub engine: Engine,
+    /// z3's resource limit for each query (`None`: none but the deadline): a share of the
+    /// work counted, not timed, where another method follows z3's giving up, so that which
+    /// method answers does not depend on the machine's load.
+    pub rlimit: Option<u32>,
 }
 
 impl Ctx {
@@ -235,6 +239,7 @@ mod tests {
                 params: BTreeSet::from(["M".to_string()]),
                 deadline: Deadline::none(),
                 engine: Engine::Z3,
+                rlimit: None,
             };
             let accept = |_: &Vals, _: &Vals| {
                 Ok(Some(Counterexample {
@@ -268,6 +273,7 @@ mod tests {
                 params: BTreeSet::new(),
                 deadline: Deadline::none(),
                 engine,
+                rlimit: None,
             };
             let v = confirm(&ctx, Vals::new(), Vals::new(), |_, _| {
                 Err(ProveError::Unknown("overflow".into()))

@@ -31,17 +31,6 @@ impl Deadline {
         Deadline(ms.map(|ms| Instant::now() + Duration::from_millis(ms)))
     }
 
-    /// At most `ms` milliseconds from now and at most half the time left, for a method that
-    /// another may follow.
-    pub(crate) fn share(&self, ms: u64) -> Deadline {
-        let now = Instant::now();
-        let mine = now + Duration::from_millis(ms);
-        Deadline(Some(match self.0 {
-            None => mine,
-            Some(end) => mine.min(now + end.saturating_duration_since(now) / 2),
-        }))
-    }
-
     /// `true` once the time is up.
     pub fn expired(&self) -> bool {
         self.0.is_some_and(|t| Instant::now() >= t)

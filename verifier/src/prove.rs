@@ -69,6 +69,7 @@ pub fn prove_by(p: &Property, opts: &Options, engine: Engine) -> (Verdict, Engin
             params: params(p),
             deadline: Deadline::after_ms(opts.timeout_ms),
             engine,
+            rlimit: None,
         };
         let mut used = engine;
         match validate(p).and_then(|()| prove_checked(p, &ctx, &mut used)) {
