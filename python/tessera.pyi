@@ -425,3 +425,110 @@ def local_tile(L: Any, tiler: Any, coord: Any) -> Any:
 
 def local_partition(L: Any, threads: Any, index: Any) -> Any:
     """The elements one thread works on, as a view."""
+
+class Atom:
+    """A tiled MMA (make_tiled_mma), a copy atom (copy_atom) or a tiled copy (make_tiled_copy); it prints as the expression that makes it."""
+
+    @property
+    def kind(self) -> str:
+        """What the atom is: "tiled MMA", "copy atom" or "tiled copy"."""
+    @property
+    def tv_layout_A(self) -> Layout:
+        """get_layoutA_TV(): (thread, value) -> (m,k) of the tiled MMA's A tile."""
+    @property
+    def tv_layout_B(self) -> Layout:
+        """get_layoutB_TV(): (thread, value) -> (n,k)."""
+    @property
+    def tv_layout_C(self) -> Layout:
+        """get_layoutC_TV(): (thread, value) -> (m,n)."""
+    @property
+    def tv_layout_S(self) -> Layout:
+        """get_layoutS_TV() of a tiled copy."""
+    @property
+    def tv_layout_D(self) -> Layout:
+        """get_layoutD_TV() of a tiled copy."""
+    @property
+    def tile_size(self) -> Tuple[int, ...]:
+        """The tile: (tile_size<0>, tile_size<1>, tile_size<2>) of a tiled MMA, a tiled copy's."""
+    def partition_A(self, tensor: Any, thread: int) -> ComposedLayout:
+        """thr_mma.partition_A(tensor) of thread `thread`, a view."""
+    def partition_B(self, tensor: Any, thread: int) -> ComposedLayout:
+        """thr_mma.partition_B(tensor) of thread `thread`."""
+    def partition_C(self, tensor: Any, thread: int) -> ComposedLayout:
+        """thr_mma.partition_C(tensor) of thread `thread`."""
+    def partition_S(self, tensor: Any, thread: int) -> ComposedLayout:
+        """thr_copy.partition_S(tensor) of thread `thread`."""
+    def partition_D(self, tensor: Any, thread: int) -> ComposedLayout:
+        """thr_copy.partition_D(tensor) of thread `thread`."""
+
+def make_tiled_mma(atom: str, atom_layout: Any = None, permutation: Any = None) -> Atom:
+    """CuTe's make_tiled_mma of an MMA atom named as in CuTe C++ ("SM80_16x8x16_F32F16F16F32_TN", GMMA with "_SS_TN"...)."""
+
+def copy_atom(op: str, bits: int) -> Atom:
+    """Copy_Atom<op, T> for a T of that many bits ("SM75_U32x4_LDSM_N", "UniversalCopy_128", "SM80_CP_ASYNC_CACHEALWAYS_128"...)."""
+
+def smem_atom(name: str, bits: int) -> ComposedLayout:
+    """GMMA's Layout_{K,MN}_{INTER,SW32,SW64,SW128}_Atom over element offsets."""
+
+def tma_swizzle(mode: str, bits: int) -> Swizzle:
+    """TMA's swizzle mode (INTER, SW32, SW64, SW128) on element offsets."""
+
+def tv_layout_A(T: Any) -> Layout:
+    """get_layoutA_TV() of a tiled MMA: (thread, value) -> (m,k) of its A tile."""
+
+def tv_layout_B(T: Any) -> Layout:
+    """get_layoutB_TV(): (thread, value) -> (n,k)."""
+
+def tv_layout_C(T: Any) -> Layout:
+    """get_layoutC_TV(): (thread, value) -> (m,n)."""
+
+def tile_size(T: Any) -> Tuple[int, ...]:
+    """(tile_size<0>, tile_size<1>, tile_size<2>) of a tiled MMA, the tile of a tiled copy."""
+
+def make_tiled_copy(copy_atom: Any, thr_layout: Any, val_layout: Any = None) -> Atom:
+    """CuTe's make_tiled_copy: raked_product(thr, val) inverted."""
+
+def make_tiled_copy_A(copy_atom: Any, mma: Any) -> Atom:
+    """The tiled copy of a tiled MMA's A operand."""
+
+def make_tiled_copy_B(copy_atom: Any, mma: Any) -> Atom:
+    """The tiled copy of a tiled MMA's B operand."""
+
+def make_tiled_copy_C(copy_atom: Any, mma: Any) -> Atom:
+    """The tiled copy of a tiled MMA's C operand."""
+
+def tv_layout_S(TC: Any) -> Layout:
+    """get_layoutS_TV() of a tiled copy: (thread, value) -> source tile coordinate."""
+
+def tv_layout_D(TC: Any) -> Layout:
+    """get_layoutD_TV(): (thread, value) -> destination tile coordinate."""
+
+def partition_A(T: Any, tensor: Any, thread: int) -> ComposedLayout:
+    """thr_mma.partition_A(tensor): the thread's (FrgV, RestM, RestK) view."""
+
+def partition_B(T: Any, tensor: Any, thread: int) -> ComposedLayout:
+    """thr_mma.partition_B(tensor), a view."""
+
+def partition_C(T: Any, tensor: Any, thread: int) -> ComposedLayout:
+    """thr_mma.partition_C(tensor), a view."""
+
+def partition_S(TC: Any, tensor: Any, thread: int) -> ComposedLayout:
+    """thr_copy.partition_S(tensor): the thread's ((FrgV,FrgX), Rest...) view."""
+
+def partition_D(TC: Any, tensor: Any, thread: int) -> ComposedLayout:
+    """thr_copy.partition_D(tensor), a view."""
+
+def thrfrg_A(T: Any, tensor: Any) -> Layout:
+    """Every thread's A values over a tensor: ((ThrV,(ThrM,ThrK)),(FrgV,(RestM,RestK)))."""
+
+def thrfrg_B(T: Any, tensor: Any) -> Layout:
+    """Every thread's B values over a tensor."""
+
+def thrfrg_C(T: Any, tensor: Any) -> Layout:
+    """Every thread's C values over a tensor."""
+
+def tidfrg_S(TC: Any, tensor: Any) -> Layout:
+    """Every thread's source values over a tensor: (Thr,(FrgV,FrgX),(Rest...))."""
+
+def tidfrg_D(TC: Any, tensor: Any) -> Layout:
+    """Every thread's destination values over a tensor."""

@@ -34,11 +34,15 @@ EXAMPLES
   tessera suggest '(8,128):(128,1)' --access '((8,4),16):((1,128),8)' elem=1 access=16
   tessera suggest '(32,32):(32,1)' --access '(32,32):(32,1)' elem=4 \\
       --access '(32,32):(1,32)' elem=4 --json
+  tessera suggest '(128,32):(32,1)' \\
+      --copy 'make_tiled_copy(copy_atom(SM80_CP_ASYNC_CACHEALWAYS_128, 16), (32,4):(4,1), (1,8))' \\
+      --copy 'make_tiled_copy_A(copy_atom(SM75_U32x4_LDSM_N, 16), make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN, (2,2,1)))'
 
   SMEM is the plain (unswizzled) shared-memory layout; each --access TV [elem=E] [access=W]
   is an access pattern as in bank_conflict_free(SMEM, TV, elem=E, access=W) (TV: mode 0
-  threads, mode 1 values; elem defaults to 4, access to elem). With --file, the let names of
-  that check file may be used.
+  threads, mode 1 values; elem defaults to 4, access to elem); each --copy TILED_COPY is
+  the accesses of a tiled copy, its element size and width from its copy atom. With --file,
+  the let names of that check file may be used.
   Searched: SMEM itself; every Sw<B,M,S> o SMEM (B >= 1, M >= 0, S >= B, M+S+B <= t where
   2^t is the largest power of two dividing cosize(SMEM): no memory added); every row padding
   of p = 1..16 elements (the strides outside the mode of stride 1 grow by p per row:
@@ -59,8 +63,12 @@ pub struct SuggestArgs {
     pub smem: String,
     /// An access pattern: a thread-value layout and the keywords elem=BYTES access=BYTES
     /// (repeat for each pattern); each keyword belongs to the layout before it.
-    #[arg(long = "access", value_name = "TV [elem=E] [access=W]", num_args = 1..=3, required = true)]
+    #[arg(long = "access", value_name = "TV [elem=E] [access=W]", num_args = 1..=3, required_unless_present = "copy")]
     pub access: Vec<String>,
+    /// A tiled copy (`make_tiled_copy_A(copy_atom(SM75_U32x4_LDSM_N, 16), T)`...) whose atom
+    /// gives its accesses, as in bank_conflict_free(SMEM, TILED_COPY) (repeatable).
+    #[arg(long = "copy", value_name = "TILED_COPY")]
+    pub copy: Vec<String>,
     /// A check file whose let names SMEM and TV may use.
     #[arg(long, value_name = "FILE")]
     pub file: Option<String>,
@@ -130,7 +138,8 @@ pub fn read(a: &SuggestArgs) -> Result<(tessera_verifier::Func, Vec<Pattern>), F
         src.push('\n');
     }
     let first = src.lines().count() + 1;
-    let groups = patterns_of(&a.access)?;
+    let mut groups = patterns_of(&a.access)?;
+    groups.extend(a.copy.iter().map(|c| (c, Vec::new())));
     for (tv, kws) in &groups {
         one_line("TV", tv)?;
         let mut call = format!("assert bank_conflict_free({}, {tv}", a.smem);

@@ -203,21 +203,39 @@ fn chromium_renders_the_report_of_the_examples() {
         .iter()
         .filter(|r| r["verdict"] == "refuted")
         .collect();
-    assert_eq!(refuted.len(), 3);
+    // The three broken examples' bank conflicts, and the broken twins of the CUTLASS
+    // configurations: three more bank conflicts, layouts that differ, a copy with a hole.
+    assert_eq!(refuted.len(), 11);
+    let banks = refuted
+        .iter()
+        .filter(|r| {
+            r["counterexample"]["summary"]
+                .as_str()
+                .unwrap()
+                .contains("conflict: threads")
+        })
+        .count();
+    assert_eq!(banks, 6);
     for r in refuted {
         let c = &r["counterexample"];
         let summary = c["summary"].as_str().unwrap();
-        assert!(summary.contains("conflict: threads"), "{summary}");
         assert!(dom.contains(summary), "{summary}");
         for w in c["witnesses"].as_array().unwrap() {
-            let cell = format!("<td class=\"thread\">{}</td>", w["name"].as_str().unwrap());
+            let name = w["name"].as_str().unwrap();
+            let class = if name.starts_with("thread ") {
+                "thread"
+            } else {
+                "point"
+            };
+            let cell = format!("<td class=\"{class}\">{name}</td>");
             assert!(dom.contains(&cell), "{cell}");
         }
     }
-    assert_eq!(dom.matches("<td class=\"hit\">").count(), 3);
-    // Each refutation drawn: the bank picture, inline, its counterexample's threads outlined
-    // (the symbolic one at the counterexample's parameter values).
-    assert_eq!(dom.matches("<figure class=\"picture\"><svg").count(), 3);
+    assert_eq!(dom.matches("<td class=\"hit\">").count(), 6);
+    // Each bank refutation drawn: the bank picture, inline, its counterexample's threads
+    // outlined (the symbolic one at the counterexample's parameter values); and the twins'
+    // differing layouts and holes.
+    assert_eq!(dom.matches("<figure class=\"picture\"><svg").count(), 9);
     assert!(dom.matches(r##"stroke="#000000" stroke-width="4""##).count() >= 4);
     // Still nothing that refers outside the page once the script ran (the browser's DOM
     // serialisation may differ from the page's text, so only the tags' attributes count).
@@ -227,7 +245,7 @@ fn chromium_renders_the_report_of_the_examples() {
         }
     }
     // The filter in the browser: choosing "refuted" (as a click would) marks the body, which
-    // hides the other rows and files, and opens exactly the three files with a refutation.
+    // hides the other rows and files, and opens exactly the five files with a refutation.
     let click = html.replace(
         "</body>",
         "<script>var r=document.querySelector('input[value=refuted]');r.checked=true;\
@@ -245,9 +263,9 @@ fn chromium_renders_the_report_of_the_examples() {
     assert_eq!(
         dom.matches("<details class=\"file has-refuted has-np\" open=\"\">")
             .count(),
-        3
+        5
     );
-    assert_eq!(dom.matches(" open=\"\"").count(), 3);
+    assert_eq!(dom.matches(" open=\"\"").count(), 5);
     let _ = std::fs::remove_dir_all(dir.parent().unwrap());
     eprintln!(
         "report_browser: {:.1} s; screenshot luminance variance {var:.0}, {colours} colours",

@@ -16,6 +16,7 @@
 #![warn(missing_docs)]
 
 pub mod algebra;
+pub mod atom;
 mod error;
 mod htuple;
 pub mod index;

@@ -107,7 +107,9 @@ pub(crate) fn call_builtin(
 /// Declares one Python function per built-in: `name (argument names) "text signature" "doc"`.
 macro_rules! builtins {
     ($( $name:ident ( $($kw:literal),* ) $sig:literal $doc:literal ; )*) => {
-        /// The module's functions of the layout algebra, one per built-in.
+        /// The module's functions of the layout algebra, one per built-in (named as the
+        /// built-ins are: `tv_layout_A`).
+        #[allow(non_snake_case)]
         mod fns {
             use super::*;
             $(
@@ -204,6 +206,27 @@ builtins! {
     diagonal("L", "dims") "(L, dims)" "The diagonal of paired dimensions, as a view.";
     local_tile("L", "tiler", "coord") "(L, tiler, coord)" "The tile at coord of zipped_divide(L, tiler), as a view.";
     local_partition("L", "threads", "index") "(L, threads, index)" "The elements one thread works on, as a view.";
+    // Atoms (make_tiled_mma, copy_atom, smem_atom and tma_swizzle take a name: atoms.rs).
+    tv_layout_A("T") "(T)" "get_layoutA_TV() of a tiled MMA: (thread, value) -> (m,k) of its A tile.";
+    tv_layout_B("T") "(T)" "get_layoutB_TV(): (thread, value) -> (n,k).";
+    tv_layout_C("T") "(T)" "get_layoutC_TV(): (thread, value) -> (m,n).";
+    tile_size("T") "(T)" "(tile_size<0>, tile_size<1>, tile_size<2>) of a tiled MMA, the tile of a tiled copy.";
+    make_tiled_copy("copy_atom", "thr_layout", "val_layout") "(copy_atom, thr_layout, val_layout=None)" "CuTe's make_tiled_copy: raked_product(thr, val) inverted.";
+    make_tiled_copy_A("copy_atom", "mma") "(copy_atom, mma)" "The tiled copy of a tiled MMA's A operand.";
+    make_tiled_copy_B("copy_atom", "mma") "(copy_atom, mma)" "The tiled copy of a tiled MMA's B operand.";
+    make_tiled_copy_C("copy_atom", "mma") "(copy_atom, mma)" "The tiled copy of a tiled MMA's C operand.";
+    tv_layout_S("TC") "(TC)" "get_layoutS_TV() of a tiled copy: (thread, value) -> source tile coordinate.";
+    tv_layout_D("TC") "(TC)" "get_layoutD_TV(): (thread, value) -> destination tile coordinate.";
+    partition_A("T", "tensor", "thread") "(T, tensor, thread)" "thr_mma.partition_A(tensor): the thread's (FrgV, RestM, RestK) view.";
+    partition_B("T", "tensor", "thread") "(T, tensor, thread)" "thr_mma.partition_B(tensor), a view.";
+    partition_C("T", "tensor", "thread") "(T, tensor, thread)" "thr_mma.partition_C(tensor), a view.";
+    partition_S("TC", "tensor", "thread") "(TC, tensor, thread)" "thr_copy.partition_S(tensor): the thread's ((FrgV,FrgX), Rest...) view.";
+    partition_D("TC", "tensor", "thread") "(TC, tensor, thread)" "thr_copy.partition_D(tensor), a view.";
+    thrfrg_A("T", "tensor") "(T, tensor)" "Every thread's A values over a tensor: ((ThrV,(ThrM,ThrK)),(FrgV,(RestM,RestK))).";
+    thrfrg_B("T", "tensor") "(T, tensor)" "Every thread's B values over a tensor.";
+    thrfrg_C("T", "tensor") "(T, tensor)" "Every thread's C values over a tensor.";
+    tidfrg_S("TC", "tensor") "(TC, tensor)" "Every thread's source values over a tensor: (Thr,(FrgV,FrgX),(Rest...)).";
+    tidfrg_D("TC", "tensor") "(TC, tensor)" "Every thread's destination values over a tensor.";
 }
 
 /// `recast(L, scale)`: `L` for elements `scale` times larger; `scale` is an int or a

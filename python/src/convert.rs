@@ -53,6 +53,9 @@ pub(crate) fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value<i64>> {
     if let Ok(s) = obj.cast::<Swizzle>() {
         return Ok(Value::Swizzle(s.get().inner));
     }
+    if let Ok(a) = obj.cast::<Atom>() {
+        return Ok(Value::Atom(a.get().inner.clone()));
+    }
     if let Ok(s) = obj.cast::<PyString>() {
         return lang::parse_value(&s.to_cow()?).map_err(err);
     }
@@ -95,6 +98,7 @@ pub(crate) fn to_py(py: Python<'_>, v: Value<i64>) -> PyResult<Py<PyAny>> {
         Value::Bool(b) => PyBool::new(py, b).to_owned().into_any().unbind(),
         Value::Keep => py.None(),
         Value::Stride(s) => stride_to_py(py, &s)?,
+        Value::Atom(a) => Py::new(py, Atom { inner: a })?.into_any(),
     })
 }
 

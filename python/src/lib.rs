@@ -37,6 +37,7 @@ pub(crate) fn bad(msg: impl Into<String>) -> PyErr {
     LayoutError::new_err(msg.into())
 }
 
+mod atoms;
 mod builtins;
 mod classes;
 mod convert;
@@ -45,6 +46,7 @@ mod proof;
 mod results;
 mod symbolic;
 
+use atoms::*;
 use builtins::*;
 use classes::*;
 use convert::*;
@@ -72,6 +74,11 @@ fn tessera_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(lower, m)?)?;
     m.add_function(wrap_pyfunction!(emit, m)?)?;
     m.add_function(wrap_pyfunction!(_builtin_names, m)?)?;
+    m.add_class::<Atom>()?;
+    m.add_function(wrap_pyfunction!(make_tiled_mma, m)?)?;
+    m.add_function(wrap_pyfunction!(copy_atom, m)?)?;
+    m.add_function(wrap_pyfunction!(smem_atom, m)?)?;
+    m.add_function(wrap_pyfunction!(tma_swizzle, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     // `__all__`: every name but the dunders, so that the package's `from .tessera import *`
     // (maturin's) re-exports `_builtin_names` too.

@@ -228,8 +228,12 @@ impl Args<'_> {
             .map_err(|err| (self.off + x.col, err.to_string()))
     }
 
-    /// The bank question: shared-memory and thread-value layouts, `elem=` and `access=`.
+    /// The bank question: shared-memory and thread-value layouts, `elem=` and `access=`; or
+    /// shared memory and a tiled copy, whose atom gives the accesses.
     fn bank(&self) -> Result<Bank, E> {
+        if let Value::Atom(a) = self.ev(self.pos[1])? {
+            return self.bank_of_copy(&a);
+        }
         let mut elem = 4;
         let mut access = None;
         for (k, v) in &self.kw {
@@ -263,6 +267,42 @@ impl Args<'_> {
             tv: self.func(1)?,
             elem,
             access,
+        })
+    }
+}
+
+impl Args<'_> {
+    /// The bank question of a tiled copy over the shared-memory layout (argument 0): its
+    /// atom decides the side, the element size and the access width
+    /// (`tessera_ir::atom::smem_access`).
+    fn bank_of_copy(&self, a: &crate::lang::atom_value::AtomValue) -> Result<Bank, E> {
+        use crate::lang::atom_value::AtomValue;
+        let x = self.pos[1];
+        let err = |m: String| (self.off + x.col, format!("{}: {m}", self.name));
+        let AtomValue::Copy(tc) = a else {
+            return Err(err(format!("expected a tiled copy, found {} ({a})", a.kind())));
+        };
+        if let Some((k, v)) = self.kw.first() {
+            return Err((
+                self.off + v.col,
+                format!("{}: {k}= comes from the copy atom of {tc}; drop it", self.name),
+            ));
+        }
+        let smem = self.func(0)?;
+        let shape = match &smem {
+            Func::Layout(l) => l.shape().clone(),
+            Func::Composed(c) => c.inner.shape().clone(),
+        };
+        let shape = shape
+            .try_map(|v| v.as_const().ok_or(()))
+            .map_err(|()| err("the shared-memory tile of a tiled copy must be concrete".into()))?;
+        let acc = tessera_ir::atom::smem_access(tc, &shape).map_err(|e| err(e.to_string()))?;
+        let tv = acc.tv.lift().map_err(|e| err(e.to_string()))?;
+        Ok(Bank {
+            smem,
+            tv: Func::Layout(tv),
+            elem: acc.elem_bytes,
+            access: acc.access_bytes,
         })
     }
 }

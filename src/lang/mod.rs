@@ -13,6 +13,7 @@
 //! ```
 
 mod arith;
+pub mod atom_value;
 pub mod builtins;
 mod value;
 

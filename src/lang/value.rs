@@ -28,6 +28,8 @@ pub enum Value<I = i64> {
     Swizzle(Swizzle),
     /// A truth value.
     Bool(bool),
+    /// A tiled MMA, a copy atom or a tiled copy (`make_tiled_mma(...)`).
+    Atom(std::sync::Arc<super::atom_value::AtomValue>),
 }
 
 impl<I: Int> fmt::Display for Value<I> {
@@ -50,6 +52,7 @@ impl<I: Int> fmt::Display for Value<I> {
             Value::Composed(c) => fmt::Display::fmt(c, f),
             Value::Swizzle(s) => write!(f, "{s}"),
             Value::Bool(b) => write!(f, "{b}"),
+            Value::Atom(a) => write!(f, "{a}"),
         }
     }
 }
@@ -77,6 +80,7 @@ impl<I: Int> Value<I> {
             Value::Composed(_) => "a composed layout",
             Value::Swizzle(_) => "a swizzle",
             Value::Bool(_) => "a boolean",
+            Value::Atom(a) => a.kind(),
         }
     }
 
@@ -98,7 +102,7 @@ impl<I: Int> Value<I> {
             l.shape().depth() + d
         }
         match self {
-            Value::Int(_) | Value::Keep | Value::Swizzle(_) | Value::Bool(_) => 0,
+            Value::Int(_) | Value::Keep | Value::Swizzle(_) | Value::Bool(_) | Value::Atom(_) => 0,
             Value::Stride(d) => stride_depth(d),
             Value::Tuple(vs) => 1 + vs.iter().map(Value::depth).max().unwrap_or(0),
             Value::Layout(l) => layout_depth(l),

@@ -17,6 +17,7 @@
 //! ```
 
 mod algebra;
+mod atoms;
 mod tuples;
 pub(crate) mod views;
 
@@ -39,6 +40,8 @@ pub enum Group {
     Tuples,
     /// Views `OFF o L` (`ir::view`).
     Views,
+    /// CuTe's MMA and copy atoms, tiled (`ir::atom`).
+    Atoms,
 }
 
 impl Group {
@@ -49,6 +52,7 @@ impl Group {
             Group::Construction => "Construction",
             Group::Tuples => "Tuples and shapes",
             Group::Views => "Views (each prints as a view OFF o L)",
+            Group::Atoms => "Atoms (CuTe's MMA and copy atoms, TiledMMA, TiledCopy)",
         }
     }
 }
@@ -218,6 +222,32 @@ registry! {
         "local_tile" (3, 3) "L, tiler, coord" "the tile at coord of zipped_divide(L, tiler)" => view_fns::local_tile,
         "local_partition" (3, 3) "L, threads (layout or shape), thread index or coordinate" "the elements one thread works on" => view_fns::local_partition,
     }
+    Atoms {
+        "make_tiled_mma" (1, 3) "ATOM [, atom layout (M,N,K) or layout [, permutation (PM,PN,PK)]]" "CuTe's make_tiled_mma of an MMA atom named as in CuTe C++ (GMMA: _SS_TN...)" => atoms::make_tiled_mma,
+        "tv_layout_A" (1, 1) "T" "get_layoutA_TV(): (thread, value) -> (m,k) of the tiled MMA's A tile" => atoms::tv_layout_a,
+        "tv_layout_B" (1, 1) "T" "get_layoutB_TV(): (thread, value) -> (n,k)" => atoms::tv_layout_b,
+        "tv_layout_C" (1, 1) "T" "get_layoutC_TV(): (thread, value) -> (m,n)" => atoms::tv_layout_c,
+        "tile_size" (1, 1) "T | TC" "(tile_size<0>, tile_size<1>, tile_size<2>) of a tiled MMA, the tile of a tiled copy" => atoms::tile_size,
+        "copy_atom" (2, 2) "OP, element bits" "Copy_Atom<OP, T> for a T of that many bits (UniversalCopy_128, SM75_U32x4_LDSM_N, ...)" => atoms::copy_atom,
+        "make_tiled_copy" (2, 3) "CA, thread layout [, value layout]" "CuTe's make_tiled_copy: raked_product(thr, val) inverted" => atoms::make_tiled_copy,
+        "make_tiled_copy_A" (2, 2) "CA, T" "the tiled copy of the tiled MMA's A operand" => atoms::make_tiled_copy_a,
+        "make_tiled_copy_B" (2, 2) "CA, T" "the tiled copy of the B operand" => atoms::make_tiled_copy_b,
+        "make_tiled_copy_C" (2, 2) "CA, T" "the tiled copy of the C operand" => atoms::make_tiled_copy_c,
+        "tv_layout_S" (1, 1) "TC" "get_layoutS_TV(): (thread, value) -> source tile coordinate" => atoms::tv_layout_s,
+        "tv_layout_D" (1, 1) "TC" "get_layoutD_TV(): (thread, value) -> destination tile coordinate" => atoms::tv_layout_d,
+        "partition_A" (3, 3) "T, tensor, thread" "thr_mma.partition_A(tensor): the thread's (FrgV, RestM, RestK) view" => atoms::partition_a,
+        "partition_B" (3, 3) "T, tensor, thread" "thr_mma.partition_B(tensor)" => atoms::partition_b,
+        "partition_C" (3, 3) "T, tensor, thread" "thr_mma.partition_C(tensor)" => atoms::partition_c,
+        "partition_S" (3, 3) "TC, tensor, thread" "thr_copy.partition_S(tensor): the thread's ((FrgV,FrgX), Rest...) view" => atoms::partition_s,
+        "partition_D" (3, 3) "TC, tensor, thread" "thr_copy.partition_D(tensor)" => atoms::partition_d,
+        "thrfrg_A" (2, 2) "T, tensor" "every thread's A values over a tensor: ((ThrV,(ThrM,ThrK)),(FrgV,(RestM,RestK)))" => atoms::thrfrg_a,
+        "thrfrg_B" (2, 2) "T, tensor" "every thread's B values over a tensor" => atoms::thrfrg_b,
+        "thrfrg_C" (2, 2) "T, tensor" "every thread's C values over a tensor" => atoms::thrfrg_c,
+        "tidfrg_S" (2, 2) "TC, tensor" "every thread's source values over a tensor: (Thr,(FrgV,FrgX),(Rest...))" => atoms::tidfrg_s,
+        "tidfrg_D" (2, 2) "TC, tensor" "every thread's destination values over a tensor" => atoms::tidfrg_d,
+        "smem_atom" (2, 2) "NAME, element bits" "GMMA's Layout_{K,MN}_{INTER,SW32,SW64,SW128}_Atom<T> over element offsets" => atoms::smem_atom,
+        "tma_swizzle" (2, 2) "MODE, element bits" "TMA's swizzle mode (INTER, SW32, SW64, SW128) on element offsets: Sw<B, 7 - log2(bits), 3>" => atoms::tma_swizzle,
+    }
 }
 
 /// FNV-1a: names are short and not adversarial for this table (its keys are fixed), so a
@@ -333,7 +363,13 @@ fn closest(name: &str) -> Option<&'static str> {
 }
 
 /// The groups in the order of the help.
-const GROUPS: [Group; 4] = [Group::Algebra, Group::Construction, Group::Tuples, Group::Views];
+const GROUPS: [Group; 5] = [
+    Group::Algebra,
+    Group::Construction,
+    Group::Tuples,
+    Group::Views,
+    Group::Atoms,
+];
 
 /// The FUNCTIONS section of `tessera eval --help`: each group's names, wrapped.
 pub fn help_text() -> String {
