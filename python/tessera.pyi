@@ -94,7 +94,7 @@ class Layout:
         do not admit."""
     def __call__(self, *coord: Any) -> Any:
         """`L(i)`, `L(coord)` or `L(c0, c1, ...)`: the offset."""
-    def __getitem__(self, i: int) -> Layout:
+    def __getitem__(self, i: Union[int, slice]) -> Layout:
         """Mode i."""
     def __len__(self) -> int:
         """The rank."""
@@ -227,14 +227,14 @@ def coalesce(A: Any, profile: Any = None) -> LayoutLike:
 def coalesce_z(A: Any, profile: Any = None) -> LayoutLike:
     """coalesce, keeping a trailing size-1 mode, so that every integer (not only those below size(A)) maps alike."""
 
-def filter(A: Any) -> LayoutLike:
-    """coalesce without stride-0 and size-1 modes."""
+def filter(A: Any, profile: Any = None) -> LayoutLike:
+    """coalesce without stride-0 and size-1 modes; with a profile (a tuple), mode by mode."""
 
 def composition(A: Any, B: Any) -> LayoutLike:
     """A o B: R(i) == A(B(i)) for every i below size(B), compatible(B, R). B may be a tiler: a tuple of layouts, ints (n:1) or None (the whole mode)."""
 
-def complement(A: Any, cotarget: Any = None) -> LayoutLike:
-    """The ordered layout that fills A's holes: disjoint from A, extended to cover the cotarget (a shape or an int) when one is given. `extend=` is accepted as PyCuTe's name."""
+def complement(A: Any, cotarget: Any = None, *, max_idx: Any = None, extend: Any = None) -> LayoutLike:
+    """The ordered layout that fills A's holes: disjoint from A, extended to cover the cotarget (a shape or an int) when one is given. `max_idx=` (CUTLASS PyCuTe's name) and `extend=` are accepted too."""
 
 def logical_divide(A: Any, tiler: Any) -> LayoutLike:
     """A o (B, complement(B, size(A))): mode 0 is the tile B, mode 1 the layout of the tiles. The tiler is a layout, an int, or a tuple of them (None: the whole mode)."""
@@ -288,6 +288,18 @@ def recast(layout: Any, scale: Any) -> Any:
 def max_common_vector(A: Any, B: Any) -> int:
     """How many leading indices A and B map alike and contiguously."""
 
+def max_common_layout(A: Any, B: Any) -> LayoutLike:
+    """The layout R of B's leading contiguous offsets that A maps alike: A(R(i)) == B(R(i)) == i; 1:0 if none."""
+
+def upcast(A: Any, n: Any) -> LayoutLike:
+    """recast(A, n): A for elements n times larger."""
+
+def downcast(A: Any, n: Any) -> LayoutLike:
+    """recast(A, 1/n): A for elements n times smaller; A needs a unit stride."""
+
+def filter_zeros(A: Any, profile: Any = None) -> LayoutLike:
+    """A with every stride-0 leaf (or every part under a 0 of the profile) of extent 1."""
+
 def make_layout(*layouts: Any) -> LayoutLike:
     """The layout whose modes are the arguments (or the layouts of one list or tuple argument)."""
 
@@ -302,6 +314,12 @@ def make_identity_layout(shape: Any) -> LayoutLike:
 
 def make_basis_like(shape: Any) -> Any:
     """The unit coordinate strides of a shape (as text such as '1@0')."""
+
+def tile_to_shape(block: Any, shape: Any, order: Any = None) -> LayoutLike:
+    """Copies of block covering shape (blocked_product), ordered by order (column-major by default)."""
+
+def make_fragment_like(A: Any) -> LayoutLike:
+    """A compact layout of A's shape: mode 0 column-major, the other modes ordered like A's strides."""
 
 def tiler_to_layout(tiler: Any) -> LayoutLike:
     """One layout equal to a by-mode tiler."""
@@ -398,6 +416,66 @@ def unflatten(flat: Any, profile: Any) -> Any:
 
 def is_tuple(x: Any) -> bool:
     """Whether x is a tuple."""
+
+class ScaledBasis:
+    """A coordinate stride: v@i (v times the unit vector of coordinate mode i), v@i@j for a nested mode, or a sum (2@0+1@1). E(i) is 1@i; 3 * E(0) is 3@0; + adds. Equal to another ScaledBasis of the same value and to its text (E(0) == "1@0")."""
+    def __init__(self, value: int, *modes: int) -> None: ...
+    @staticmethod
+    def parse(text: str) -> "ScaledBasis":
+        """Reads a coordinate stride from its text ("2@0", "2@0+1@1")."""
+    @property
+    def value(self) -> Optional[int]:
+        """The coefficient of a single-term stride; None for a sum."""
+    @property
+    def mode(self) -> Optional[list[int]]:
+        """The mode path of a single-term stride; None for a sum."""
+    def __mul__(self, n: int) -> "ScaledBasis": ...
+    def __rmul__(self, n: int) -> "ScaledBasis": ...
+    def __add__(self, other: Any) -> "ScaledBasis": ...
+
+class F2:
+    """A value of the binary field F2 as a stride or an offset (F2(6)): + and ^ are XOR; int(x) is its bits. Equal to another F2 of the same bits and to its text."""
+    def __init__(self, bits: int) -> None: ...
+    def __int__(self) -> int: ...
+    def __index__(self) -> int: ...
+    def __add__(self, other: Any) -> "F2": ...
+    def __xor__(self, other: Any) -> "F2": ...
+
+def E(*modes: int) -> ScaledBasis:
+    """The unit coordinate stride 1@modes (CuTe's E<i>)."""
+
+def is_int(x: Any) -> bool:
+    """PyCuTe's test: isinstance(x, int)."""
+
+def is_layout(x: Any) -> bool:
+    """Whether x is a Layout (PyCuTe's test)."""
+
+class Integer:
+    """The integers of int tuples: int, but not bool (PyCuTe's Integer); for isinstance and issubclass."""
+
+def shape_div(a: Any, b: Any) -> Any:
+    """a divided by b mode by mode (each mode by what the ones before left of b), under the divisibility condition."""
+
+def ceil_div(a: Any, b: Any) -> Any:
+    """a divided by b mode by mode, rounding up."""
+
+def elem_scale(a: Any, b: Any) -> Any:
+    """a scaled mode by mode by the products of b."""
+
+def append(x: Any, elem: Any = None, up_to_rank: Any = None) -> Any:
+    """elem added after the last mode of x (a layout's default: 1:0), or until the rank is up_to_rank."""
+
+def prepend(x: Any, elem: Any = None, up_to_rank: Any = None) -> Any:
+    """elem added before the first mode of x (a layout's default: 1:0), or until the rank is up_to_rank."""
+
+def replace(x: Any, i: Any, elem: Any) -> Any:
+    """Mode i of x replaced by elem."""
+
+def group_modes(x: Any, begin: Any, end: Any = None) -> Any:
+    """Modes begin..end of x gathered into one mode."""
+
+def group(x: Any, begin: Any, end: Any = None) -> Any:
+    """CuTe's group<B,E>: group_modes."""
 
 def fdiv(a: Any, b: Any) -> int:
     """The floor quotient."""

@@ -93,6 +93,15 @@ if ! "$VENV/bin/python" -c 'import maturin, pytest, pycute, numpy' >/dev/null 2>
   # PyCuTe is pure Python; the wheel's other packages and dependencies are not needed.
   "$VENV/bin/python" -m pip install --quiet --no-deps "$CUTLASS"
 fi
+# The CuTe DSL, for python/tests/test_cute_dsl.py (its layout algebra traces on a CPU): about
+# 105 MB to download (the cu12 libraries 92 MB, cuda-bindings 8 MB), 290 MB installed. The
+# test is skipped where it is missing; TESSERA_NO_CUTE_DSL=1 leaves it out.
+CUTE_DSL=nvidia-cutlass-dsl==4.8.1
+if [ -z "${TESSERA_NO_CUTE_DSL:-}" ] && ! "$VENV/bin/python" -c 'import cutlass.cute' >/dev/null 2>&1; then
+  echo "setup: installing $CUTE_DSL into $VENV"
+  "$VENV/bin/python" -m pip install --quiet "$CUTE_DSL" ||
+    echo "setup: $CUTE_DSL did not install; python/tests/test_cute_dsl.py will be skipped" >&2
+fi
 
 if ! command -v cargo >/dev/null 2>&1; then
   echo "setup: cargo not found; install Rust 1.95 (rustup) first" >&2

@@ -39,6 +39,10 @@ pub(crate) fn layout_tiler_call(
     }
     let a = args.get_borrowed_item(0).ok()?;
     let b = args.get_borrowed_item(1).ok()?;
+    // `_` (None) as the whole tiler leaves A as it is: A itself, as PyCuTe returns it.
+    if b.is_none() && a.cast::<Layout>().is_ok_and(|l| l.get().sym.is_none()) {
+        return Some(Ok(a.to_owned().unbind()));
+    }
     let a = a.cast::<Layout>().ok()?;
     let b = b.cast::<Layout>().ok()?;
     if a.get().sym.is_some() || b.get().sym.is_some() {
@@ -101,7 +105,19 @@ pub(crate) fn call_builtin(
         return sym_call(py, name, &objs);
     }
     let vals = objs.iter().map(to_value).collect::<PyResult<Vec<_>>>()?;
-    to_py(py, lang::call(name, vals).map_err(err)?)
+    let none = objs.iter().any(|o| o.is_none());
+    to_py(
+        py,
+        lang::call(name, vals).map_err(|e| {
+            // `None` is `_` to the language; name it as the user wrote it.
+            let m = e.to_string();
+            if none {
+                bad(m.replace("'_' (_)", "None"))
+            } else {
+                bad(m)
+            }
+        })?,
+    )
 }
 
 /// Declares one Python function per built-in: `name (argument names) "text signature" "doc"`.
@@ -138,9 +154,9 @@ builtins! {
     // The algebra.
     coalesce("A", "profile") "(A, profile=None)" "The simplest layout of the same function as A: R(i) == A(i), depth(R) <= 1. With a profile (a tuple), each mode is coalesced on its own.";
     coalesce_z("A", "profile") "(A, profile=None)" "coalesce, keeping a trailing size-1 mode, so that every integer (not only those below size(A)) maps alike.";
-    filter("A") "(A)" "coalesce without stride-0 and size-1 modes.";
+    filter("A", "profile") "(A, profile=None)" "coalesce without stride-0 and size-1 modes; with a profile (a tuple), mode by mode.";
     composition("A", "B") "(A, B)" "A o B: R(i) == A(B(i)) for every i below size(B), compatible(B, R). B may be a tiler: a tuple of layouts, ints (n:1) or None (the whole mode).";
-    complement("A", "cotarget|extend") "(A, cotarget=None)" "The ordered layout that fills A's holes: disjoint from A, extended to cover the cotarget (a shape or an int) when one is given. `extend=` is accepted as PyCuTe's name.";
+    complement("A", "cotarget|max_idx|extend") "(A, cotarget=None)" "The ordered layout that fills A's holes: disjoint from A, extended to cover the cotarget (a shape or an int) when one is given. `max_idx=` (CUTLASS PyCuTe's name) and `extend=` are accepted too.";
     logical_divide("A", "tiler") "(A, tiler)" "A o (B, complement(B, size(A))): mode 0 is the tile B, mode 1 the layout of the tiles. The tiler is a layout, an int, or a tuple of them (None: the whole mode).";
     zipped_divide("A", "tiler") "(A, tiler)" "logical_divide with the tiles of every mode gathered: ((tile), (rest)).";
     tiled_divide("A", "tiler") "(A, tiler)" "logical_divide as ((tile), rest0, rest1, ...).";
@@ -157,6 +173,10 @@ builtins! {
     layout_add("A", "B") "(A, B)" "The layout of A(i) + B(i); A and B of equal size.";
     greatest_common_domain("A", "B") "(A, B)" "The largest layout both shapes can index (the common factorisation of their leaves).";
     max_common_vector("A", "B") "(A, B)" "How many leading indices A and B map alike and contiguously.";
+    max_common_layout("A", "B") "(A, B)" "The layout R of B's leading contiguous offsets that A maps alike: A(R(i)) == B(R(i)) == i; 1:0 if none.";
+    upcast("A", "n") "(A, n)" "recast(A, n): A for elements n times larger.";
+    downcast("A", "n") "(A, n)" "recast(A, 1/n): A for elements n times smaller; A needs a unit stride.";
+    filter_zeros("A", "profile") "(A, profile=None)" "A with every stride-0 leaf (or every part under a 0 of the profile) of extent 1.";
     // Construction.
     make_layout() "(*layouts)" "The layout whose modes are the arguments (or the layouts of one list or tuple argument).";
     make_layout_like("A") "(A)" "A compact layout of A's shape, its modes ordered like A's strides.";
@@ -164,6 +184,8 @@ builtins! {
     make_identity_layout("shape") "(shape)" "The layout of each coordinate to itself (coordinate strides, returned as text such as '1@0').";
     make_basis_like("shape") "(shape)" "The unit coordinate strides of a shape (as text such as '1@0').";
     tiler_to_layout("tiler") "(tiler)" "One layout equal to a by-mode tiler.";
+    tile_to_shape("block", "shape", "order") "(block, shape, order=None)" "Copies of block covering shape (blocked_product), ordered by order (column-major by default).";
+    make_fragment_like("A") "(A)" "A compact layout of A's shape: mode 0 column-major, the other modes ordered like A's strides.";
     // Tuples and shapes.
     select() "(x, modes)" "Modes i, j, ... of x (a tuple of indices); with three arguments (L, dim, i), the view at index i of dimension dim.";
     take("x", "begin", "end") "(x, begin, end)" "Modes begin..end of x.";
@@ -198,6 +220,14 @@ builtins! {
     is_tuple("x") "(x)" "Whether x is a tuple.";
     fdiv("a", "b") "(a, b)" "The floor quotient.";
     fmod("a", "b") "(a, b)" "The floor remainder.";
+    shape_div("a", "b") "(a, b)" "a divided by b mode by mode (each mode by what the ones before left of b), under the divisibility condition.";
+    ceil_div("a", "b") "(a, b)" "a divided by b mode by mode, rounding up.";
+    elem_scale("a", "b") "(a, b)" "a scaled mode by mode by the products of b.";
+    append("x", "elem", "up_to_rank") "(x, elem=None, up_to_rank=None)" "elem added after the last mode of x (a layout's default: 1:0), or until the rank is up_to_rank.";
+    prepend("x", "elem", "up_to_rank") "(x, elem=None, up_to_rank=None)" "elem added before the first mode of x (a layout's default: 1:0), or until the rank is up_to_rank.";
+    replace("x", "i", "elem") "(x, i, elem)" "Mode i of x replaced by elem.";
+    group_modes("x", "begin", "end") "(x, begin, end=None)" "Modes begin..end of x gathered into one mode.";
+    group("x", "begin", "end") "(x, begin, end=None)" "CuTe's group<B,E>: group_modes.";
     // Views.
     tile_view("L", "offset", "shape") "(L, offset, shape=None)" "The view at an offset (integers select, None keeps a dimension), of a shape.";
     narrow("L", "dim", "start", "length") "(L, dim, start, length)" "Indices start..start+length of a dimension, as a view.";

@@ -60,14 +60,14 @@ impl Layout {
     }
 
     /// Reads a layout in Tessera's text format (CuTe's: `(8,64):(64,1)`; a bare shape is the
-    /// compact layout) from a string or any object whose `str()` is such text.
+    /// compact layout) from a string or any object whose `str()` is such text: a PyCuTe
+    /// layout, or a CuTe DSL `cute.Layout` with static extents (inside `@cute.jit`).
     #[staticmethod]
     fn parse(text: &Bound<'_, PyAny>) -> PyResult<Self> {
         if let Ok(l) = text.cast::<Layout>() {
             return Ok(l.get().clone());
         }
-        let s = text.str()?;
-        let inner = lang::parse_layout(&s.to_cow()?).map_err(err)?;
+        let inner = lang::parse_layout(&foreign_text(text)?).map_err(err)?;
         Ok(Layout::of(inner))
     }
 
@@ -145,18 +145,48 @@ impl Layout {
     #[pyo3(signature = (*args))]
     fn __call__(&self, py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
         self.no_sym("evaluation")?;
-        let p = match coord_of(args)? {
+        let c = coord_of(args)?;
+        let codomain = self.inner.codomain().map_err(err)?;
+        if codomain == ir::Codomain::Coord {
+            // Every component of the codomain, trailing zeros included (`(1, 0)`, as the CLI).
+            let v = lang::eval_at(&Value::Layout(self.inner.clone()), &c).map_err(err)?;
+            return to_py(py, v);
+        }
+        let p = match c {
             Value::Int(i) => self.inner.eval_index(&i),
             c => self.inner.eval(&c.to_coord().map_err(err)?),
         }
         .map_err(err)?;
-        point_to_py(py, p)
+        match p {
+            // An F2 layout's offsets are F2 values, its offset 0 included.
+            Stride::Int(v) if codomain == ir::Codomain::F2 && v >= 0 => {
+                Ok(Py::new(py, F2 { bits: v as u64 })?.into_any())
+            }
+            p => point_to_py(py, p),
+        }
     }
 
-    /// `L[i]`: mode `i` as a layout (negative `i` counts from the end).
-    fn __getitem__(&self, i: isize) -> PyResult<Self> {
+    /// `L[i]`: mode `i` as a layout (negative `i` counts from the end); `L[a:b]` the layout of
+    /// those modes (PyCuTe's tuple slice).
+    fn __getitem__(&self, i: &Bound<'_, PyAny>) -> PyResult<Self> {
         self.no_sym("indexing")?;
         let r = self.inner.rank() as isize;
+        if let Ok(sl) = i.cast::<pyo3::types::PySlice>() {
+            // PyCuTe's `L[a:b]`: the layout of those modes, as the shape's tuple slice.
+            let ix = sl.indices(r)?;
+            let mut modes = Vec::new();
+            let mut k = ix.start;
+            while (ix.step > 0 && k < ix.stop) || (ix.step < 0 && k > ix.stop) {
+                modes.push(
+                    self.inner
+                        .mode(k as usize)
+                        .ok_or_else(|| PyIndexError::new_err("no such mode"))?,
+                );
+                k += ix.step;
+            }
+            return Ok(Layout::of(ir::Layout::concat(modes)));
+        }
+        let i: isize = i.extract()?;
         let k = if i < 0 { i + r } else { i };
         if k < 0 || k >= r {
             return Err(PyIndexError::new_err(format!("mode {i} of a rank-{r} layout")));
@@ -166,6 +196,23 @@ impl Layout {
             .mode(k as usize)
             .ok_or_else(|| PyIndexError::new_err("no such mode"))?;
         Ok(Layout::of(m))
+    }
+
+    /// Pickling: a concrete layout is rebuilt from its text (`Layout.parse`).
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+        slf.get().no_sym("pickling")?;
+        let parse = slf.py().get_type::<Layout>().getattr("parse")?;
+        Ok((parse, (slf.get().inner.to_string(),)))
+    }
+
+    /// A layout is immutable: its copy is itself.
+    fn __copy__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
+        slf
+    }
+
+    /// A layout is immutable: its deep copy is itself.
+    fn __deepcopy__<'py>(slf: Bound<'py, Self>, _memo: &Bound<'py, PyAny>) -> Bound<'py, Self> {
+        slf
     }
 
     fn __len__(&self) -> PyResult<usize> {
@@ -260,6 +307,21 @@ impl Swizzle {
         self.inner.shift
     }
 
+    /// Pickling: rebuilt from its three numbers.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (i64, i64, i64))> {
+        let s = slf.get().inner;
+        let cls = slf.py().get_type::<Swizzle>().into_any();
+        Ok((cls, (i64::from(s.bits), i64::from(s.base), i64::from(s.shift))))
+    }
+
+    fn __copy__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
+        slf
+    }
+
+    fn __deepcopy__<'py>(slf: Bound<'py, Self>, _memo: &Bound<'py, PyAny>) -> Bound<'py, Self> {
+        slf
+    }
+
     /// The swizzled offset of `x`.
     fn __call__(&self, x: i64) -> i64 {
         self.inner.apply(x)
@@ -314,11 +376,24 @@ impl ComposedLayout {
     /// whose `str()` is such text.
     #[staticmethod]
     fn parse(text: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let s = text.str()?;
-        match lang::parse_value(&s.to_cow()?).map_err(err)? {
+        match lang::parse_value(&foreign_text(text)?).map_err(err)? {
             Value::Composed(c) => Ok(ComposedLayout { inner: c }),
             v => Err(bad(format!("'{v}' is a {}, not a composed layout", v.kind()))),
         }
+    }
+
+    /// Pickling: rebuilt from its text (`ComposedLayout.parse`).
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+        let parse = slf.py().get_type::<ComposedLayout>().getattr("parse")?;
+        Ok((parse, (slf.get().inner.to_string(),)))
+    }
+
+    fn __copy__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
+        slf
+    }
+
+    fn __deepcopy__<'py>(slf: Bound<'py, Self>, _memo: &Bound<'py, PyAny>) -> Bound<'py, Self> {
+        slf
     }
 
     /// The swizzle applied last, or `None`.

@@ -56,6 +56,12 @@ pub(crate) fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value<i64>> {
     if let Ok(a) = obj.cast::<Atom>() {
         return Ok(Value::Atom(a.get().inner.clone()));
     }
+    if let Ok(b) = obj.cast::<ScaledBasis>() {
+        return Ok(Value::Stride(b.get().inner.clone()));
+    }
+    if let Ok(f) = obj.cast::<F2>() {
+        return Ok(Value::Stride(Stride::F2(f.get().bits)));
+    }
     if let Ok(s) = obj.cast::<PyString>() {
         return lang::parse_value(&s.to_cow()?).map_err(err);
     }
@@ -63,13 +69,48 @@ pub(crate) fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value<i64>> {
     if obj.hasattr("__index__")? {
         return int_of(obj).map(Value::Int);
     }
-    let text = obj.str()?;
-    lang::parse_value(&text.to_cow()?).map_err(|e| {
+    let text = foreign_text(obj)?;
+    lang::parse_value(&text).map_err(|e| {
         bad(format!(
             "cannot read a {} as a layout, int tuple or swizzle: {e}",
             obj.get_type().name().map(|n| n.to_string()).unwrap_or_default()
         ))
     })
+}
+
+/// The text of a foreign layout object (PyCuTe's, the CuTe DSL's `cute.Layout`,
+/// `cute.ComposedLayout`, `cute.Swizzle`, ...): its `str()`, with the CuTe DSL's swizzle
+/// spelling `S<b,m,s>` read as Tessera's `Sw<b,m,s>`. The DSL is never imported: an object is
+/// recognised by its type's module (`cutlass...`).
+pub(crate) fn foreign_text(obj: &Bound<'_, PyAny>) -> PyResult<String> {
+    let text = obj.str()?.to_cow()?.into_owned();
+    let module: String = obj
+        .get_type()
+        .getattr("__module__")
+        .and_then(|m| m.extract())
+        .unwrap_or_default();
+    if !module.starts_with("cutlass") {
+        return Ok(text);
+    }
+    // `S<` at the start or after a non-identifier character is the DSL's swizzle.
+    let mut out = String::with_capacity(text.len() + 4);
+    let mut prev: Option<char> = None;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        let boundary = prev.is_none_or(|p| !(p.is_alphanumeric() || p == '_'));
+        if c == 'S' && boundary && chars.peek() == Some(&'<') {
+            out.push_str("Sw");
+        } else {
+            out.push(c);
+        }
+        prev = Some(c);
+    }
+    if out.contains('?') {
+        return Err(bad(format!(
+            "the CuTe DSL value {out} has dynamic ('?') extents or strides: only static ones can be read"
+        )));
+    }
+    Ok(out)
 }
 
 /// A Python integer as an `i64`, or a `LayoutError` when it does not fit.
@@ -102,11 +143,13 @@ pub(crate) fn to_py(py: Python<'_>, v: Value<i64>) -> PyResult<Py<PyAny>> {
     })
 }
 
-/// A stride leaf: an `int`, or the text of a coordinate or `F2` stride.
+/// A stride leaf: an `int`, a `ScaledBasis` for a coordinate stride, an `F2` for an `F2`
+/// stride.
 pub(crate) fn stride_to_py(py: Python<'_>, s: &Stride<i64>) -> PyResult<Py<PyAny>> {
     Ok(match s {
         Stride::Int(i) => i.into_pyobject(py)?.into_any().unbind(),
-        s => PyString::new(py, &s.to_string()).into_any().unbind(),
+        Stride::Basis(_) => Py::new(py, ScaledBasis { inner: s.clone() })?.into_any(),
+        Stride::F2(bits) => Py::new(py, F2 { bits: *bits })?.into_any(),
     })
 }
 

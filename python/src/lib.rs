@@ -38,6 +38,7 @@ pub(crate) fn bad(msg: impl Into<String>) -> PyErr {
 }
 
 mod atoms;
+mod basis;
 mod builtins;
 mod classes;
 mod convert;
@@ -47,6 +48,7 @@ mod results;
 mod symbolic;
 
 use atoms::*;
+use basis::*;
 use builtins::*;
 use classes::*;
 use convert::*;
@@ -55,6 +57,33 @@ use proof::*;
 use results::*;
 use symbolic::*;
 
+/// `is_int(x)`: PyCuTe's test, `isinstance(x, int)`.
+#[pyfunction]
+fn is_int(x: &Bound<'_, PyAny>) -> bool {
+    x.is_instance_of::<PyInt>()
+}
+
+/// `is_layout(x)`: whether `x` is a `Layout` (PyCuTe's test).
+#[pyfunction]
+fn is_layout(x: &Bound<'_, PyAny>) -> bool {
+    x.cast::<Layout>().is_ok()
+}
+
+/// PyCuTe's `Integer`: an abstract class that `int` (not `bool`, not `float`) is a subclass
+/// of, for `isinstance(x, Integer)`; defined in Python because it needs a subclass hook.
+fn add_integer(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let code = cr#"import abc
+class Integer(abc.ABC):
+    """The integers of int tuples: int, but not bool (PyCuTe's Integer)."""
+    @classmethod
+    def __subclasshook__(cls, c):
+        return issubclass(c, int) and not issubclass(c, bool)
+Integer.__module__ = 'tessera'
+"#;
+    let typing = PyModule::from_code(m.py(), code, c"tessera_integer.py", c"tessera_integer")?;
+    m.add("Integer", typing.getattr("Integer")?)
+}
+
 /// The Python module `tessera`.
 #[pymodule(name = "tessera")]
 fn tessera_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -62,6 +91,9 @@ fn tessera_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Layout>()?;
     m.add_class::<Swizzle>()?;
     m.add_class::<ComposedLayout>()?;
+    m.add_class::<ScaledBasis>()?;
+    m.add_class::<F2>()?;
+    m.add_function(wrap_pyfunction!(unit_basis, m)?)?;
     m.add_class::<Sym>()?;
     m.add_function(wrap_pyfunction!(params, m)?)?;
     add_builtins(m)?;
@@ -79,12 +111,24 @@ fn tessera_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(copy_atom, m)?)?;
     m.add_function(wrap_pyfunction!(smem_atom, m)?)?;
     m.add_function(wrap_pyfunction!(tma_swizzle, m)?)?;
+    m.add_function(wrap_pyfunction!(is_int, m)?)?;
+    m.add_function(wrap_pyfunction!(is_layout, m)?)?;
+    add_integer(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     // `__all__`: every name but the dunders, so that the package's `from .tessera import *`
     // (maturin's) re-exports `_builtin_names` too.
     let mut all: Vec<String> = m.dict().keys().iter().map(|k| k.to_string()).collect();
-    all.retain(|n| !n.starts_with("__"));
+    // `eval` stays `tessera.eval` but is not star-exported: it would shadow Python's built-in.
+    all.retain(|n| !n.starts_with("__") && n != "eval");
     all.sort();
     m.add("__all__", all)?;
+    // maturin's package `tessera/__init__.py` star-imports this module, which leaves `eval`
+    // out: put it on the package (being imported, so already in `sys.modules`) by hand.
+    let modules = m.py().import("sys")?.getattr("modules")?;
+    if let Ok(pkg) = modules.get_item("tessera")
+        && !pkg.is(m)
+    {
+        pkg.setattr("eval", m.getattr("eval")?)?;
+    }
     Ok(())
 }

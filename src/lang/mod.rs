@@ -481,7 +481,7 @@ fn eval_layout<I: Int>(s: &Expr, d: &Expr, env: &Env<I>, src: &str) -> Result<Va
 }
 
 /// `x o y`.
-fn compose<I: Int>(x: Value<I>, y: Value<I>) -> Result<Value<I>> {
+pub(crate) fn compose<I: Int>(x: Value<I>, y: Value<I>) -> Result<Value<I>> {
     use tessera_ir::algebra::composition_tiler;
     match (x, y) {
         (Value::Swizzle(sw), Value::Composed(c)) if c.swizzle.is_none() => {
@@ -567,7 +567,17 @@ fn apply<I: Int>(f: Value<I>, args: &[Expr], env: &Env<I>, src: &str, col: usize
 
 /// `f(crd)`: a layout (or bare shape), a composed layout or a swizzle at an index or
 /// coordinate. A coordinate-strided layout answers with a coordinate.
-pub(crate) fn eval_at<I: Int>(f: &Value<I>, crd: &Value<I>) -> Result<Value<I>> {
+///
+/// * `@pre`: `crd` is an index or a coordinate of `f`'s shape; else an error.
+/// * `@post`: a coordinate answer has one component per leaf of `coshape(f)`, trailing zeros
+///   included (`(1,0)`, never `(1)`), as `tessera eval` prints it.
+///
+/// ```
+/// use tessera::lang::{Value, eval_at, parse_value};
+/// let l = parse_value("(4,3):(1@0,1@1)").unwrap();
+/// assert_eq!(eval_at(&l, &Value::Int(1)).unwrap().to_string(), "(1,0)");
+/// ```
+pub fn eval_at<I: Int>(f: &Value<I>, crd: &Value<I>) -> Result<Value<I>> {
     match f {
         Value::Layout(l) => {
             let v = l.eval(&crd.to_coord()?)?;

@@ -344,6 +344,111 @@ pub fn filter<I: Int>(a: &Layout<I>) -> Result<Layout<I>> {
     Ok(build(s, d, true))
 }
 
+/// PyCuTe's and CuTe's `filter(L, profile)`: [`filter`] by mode, as [`coalesce_by`] is
+/// [`coalesce`] by mode (a `true` leaf filters that mode whole, `_` keeps it, modes past the
+/// profile are kept).
+///
+/// # Pre-conditions
+///
+/// As [`coalesce_by`]: wherever `profile` is a tuple, the matching mode of `a` has at least its
+/// rank; otherwise an [`Error::Condition`] of `filter`.
+///
+/// # Post-conditions
+///
+/// * a `true` leaf: `R == filter(A)`; a `false` leaf: `R == A`;
+/// * a tuple: `rank(R) == rank(A)`, mode `k` of `R` is mode `k` of `A` filtered by mode `k` of
+///   the profile; each mode's image is kept (as a set).
+///
+/// # Example
+///
+/// ```
+/// use tessera_ir::{algebra::filter_by, parse_layout, HTuple};
+/// let a = parse_layout("((2,2),(3,1)):((0,1),(2,5))").unwrap();
+/// assert_eq!(filter_by(&a, &HTuple::flat([true, true])).unwrap().to_string(), "(2,3):(1,2)");
+/// assert_eq!(filter_by(&a, &HTuple::flat([false, true])).unwrap().to_string(), "((2,2),3):((0,1),2)");
+/// ```
+pub fn filter_by<I: Int>(a: &Layout<I>, profile: &HTuple<bool>) -> Result<Layout<I>> {
+    by_profile(a, profile, "filter", &filter)
+}
+
+/// CuTe's `filter_zeros(L)`: every leaf with stride 0 gets extent 1 (the stride is kept), so
+/// that the layout visits each offset of a broadcast once.
+///
+/// # Pre-conditions
+///
+/// None beyond deciding a symbolic stride zero or not (an [`Error::Undecided`] otherwise).
+///
+/// # Post-conditions
+///
+/// * `stride(R) == stride(L)` and `shape(R)` is congruent with `shape(L)`;
+/// * a leaf with stride 0 has extent 1 in `R`, every other leaf keeps its extent; the image of
+///   `R` is the image of `L`.
+///
+/// # Example
+///
+/// ```
+/// use tessera_ir::{algebra::filter_zeros, parse_layout};
+/// let f = |s: &str| filter_zeros(&parse_layout(s).unwrap()).unwrap().to_string();
+/// assert_eq!(f("(4,(2,3)):(0,(1,0))"), "(1,(2,1)):(0,(1,0))");
+/// ```
+pub fn filter_zeros<I: Int>(a: &Layout<I>) -> Result<Layout<I>> {
+    let mut s = Vec::with_capacity(a.flat_shape().len());
+    for (x, y) in a.flat_shape().iter().zip(a.flat_stride()) {
+        s.push(if y.is_zero()? { I::one() } else { x.clone() });
+    }
+    Layout::new(HTuple::unflatten(s, a.shape().profile())?, a.stride().clone())
+}
+
+/// CuTe's `filter_zeros(L, profile)`: the parts of `L`'s shape under a `0` leaf of `profile`
+/// become extent 1 (the strides are kept).
+///
+/// # Pre-conditions
+///
+/// `profile` is weakly congruent with `shape(L)` (each leaf of the profile covers a
+/// sub-shape); otherwise an [`Error::Condition`] of `filter_zeros`.
+///
+/// # Post-conditions
+///
+/// `stride(R) == stride(L)`; under a `0` leaf every extent is 1; elsewhere `shape(R)` is
+/// `shape(L)`.
+///
+/// # Example
+///
+/// ```
+/// use tessera_ir::{algebra::filter_zeros_by, parse_layout, parse_int_tuple};
+/// let a = parse_layout("((4,2),3):((1,4),8)").unwrap();
+/// let r = filter_zeros_by(&a, &parse_int_tuple("(0,1)").unwrap()).unwrap();
+/// assert_eq!(r.to_string(), "((1,1),3):((1,4),8)");
+/// ```
+pub fn filter_zeros_by<I: Int>(a: &Layout<I>, profile: &HTuple<I>) -> Result<Layout<I>> {
+    if !profile.weakly_congruent(a.shape()) {
+        return Err(Error::cond(
+            "filter_zeros",
+            format!("profile {profile} is not weakly congruent with the shape of {a}"),
+        ));
+    }
+    let shape = zero_out(a.shape(), profile)?;
+    Layout::new(shape, a.stride().clone())
+}
+
+/// `shape` with every part under a `0` leaf of `profile` set to extent 1.
+fn zero_out<I: Int>(shape: &HTuple<I>, profile: &HTuple<I>) -> Result<HTuple<I>> {
+    if let Some(p) = profile.as_leaf() {
+        return Ok(if p.is_zero()? {
+            shape.map(|_| I::one())
+        } else {
+            shape.clone()
+        });
+    }
+    let modes = shape
+        .modes()
+        .iter()
+        .zip(profile.modes().iter())
+        .map(|(s, p)| zero_out(s, p))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(HTuple::from_modes(modes))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -143,3 +143,93 @@ pub fn max_common_vector<I: Int>(a: &Layout<I>, b: &Layout<I>) -> Result<I> {
         Ok(I::one())
     }
 }
+
+/// CuTe's `max_common_layout(a, b)`: the layout `R` of `b`'s leading contiguous offsets that
+/// `a` maps alike: `right_inverse(b) o common_0`, where `common_0` is the first mode of
+/// `coalesce(a o right_inverse(b))` when its stride is 1; else `1:0`.
+///
+/// # Pre-conditions
+///
+/// `right_inverse(b)` and `composition(a, right_inverse(b))` exist; otherwise their error.
+///
+/// # Post-conditions
+///
+/// * `size(R) == max_common_vector(a, b)`, or `R == 1:0` when that is 1 without a stride-1
+///   common mode;
+/// * for every `i` in `[0, size(R))`: `a(R(i)) == i` and `b(R(i)) == i`.
+///
+/// # Example
+///
+/// ```
+/// use tessera_ir::{algebra::max_common_layout, parse_layout as l};
+/// let m = |a: &str, b: &str| max_common_layout(&l(a).unwrap(), &l(b).unwrap()).map(|r| r.to_string());
+/// assert_eq!(m("(4,8):(1,4)", "(4,8):(1,5)").unwrap(), "4:1");
+/// assert_eq!(m("(4,8):(8,1)", "(4,8):(8,1)").unwrap(), "(8,4):(4,1)");
+/// assert_eq!(m("(4,8):(8,1)", "32:1").unwrap(), "1:0");
+/// ```
+pub fn max_common_layout<I: Int>(a: &Layout<I>, b: &Layout<I>) -> Result<Layout<I>> {
+    let inv_b = right_inverse(b)?;
+    let common = coalesce(&composition(a, &inv_b)?)?;
+    let (s, d) = (&common.flat_shape()[0], &common.flat_stride()[0]);
+    if d.as_int().is_some_and(|v| v.is(1)) {
+        composition(&inv_b, &Layout::leaf(s.clone(), I::one()))
+    } else {
+        Ok(Layout::leaf(I::one(), I::zero()))
+    }
+}
+
+/// CuTe's `make_fragment_like(L)`: a compact layout of `L`'s shape for a register fragment.
+/// Mode 0 is column-major (stride-0 and size-1 leaves keep stride 0); the other modes are
+/// ordered like `L`'s strides, after mode 0: `tiled_product(mode0, make_ordered_layout(rest
+/// shape, rest stride))`. A rank-1 layout, or one with a symbolic extent (CuTe's dynamic
+/// shapes), is the column-major compact layout of its shape.
+///
+/// # Pre-conditions
+///
+/// The strides of the modes after mode 0 are integers (they order the modes); otherwise an
+/// [`Error::Condition`] of `make_fragment_like`.
+///
+/// # Post-conditions
+///
+/// * `shape(R)` has `L`'s leaves, with mode 0 first: `product_each(shape(R)) ==
+///   product_each(shape(L))`;
+/// * the image of `R` is `[0, n)`, `n` the product of the extents of the leaves that are
+///   neither stride 0 in mode 0 nor size 1 there (each offset once).
+///
+/// # Example
+///
+/// ```
+/// use tessera_ir::{algebra::make_fragment_like, parse_layout as l};
+/// let f = |s: &str| make_fragment_like(&l(s).unwrap()).unwrap().to_string();
+/// assert_eq!(f("(4,8):(8,1)"), "(4,8):(1,4)");
+/// assert_eq!(f("((2,4),3,2):((0,1),16,4)"), "((2,4),3,2):((0,1),8,4)");
+/// assert_eq!(f("8:3"), "8:1");
+/// ```
+pub fn make_fragment_like<I: Int>(l: &Layout<I>) -> Result<Layout<I>> {
+    let concrete = l.flat_shape().iter().all(|s| s.as_const().is_some());
+    if l.rank() <= 1 || l.shape().is_leaf() || !concrete {
+        return Layout::compact(l.shape());
+    }
+    let m0 = l
+        .mode(0)
+        .ok_or_else(|| Error::internal("make_fragment_like: mode 0"))?;
+    let mut d0 = Vec::with_capacity(m0.flat_shape().len());
+    let mut acc = I::one();
+    for (s, d) in m0.flat_shape().iter().zip(m0.flat_stride()) {
+        if d.is_zero()? || s.is(1) {
+            d0.push(Stride::zero());
+        } else {
+            d0.push(Stride::Int(acc.clone()));
+            acc = acc.mul(s)?;
+        }
+    }
+    let a0 = Layout::new(m0.shape().clone(), HTuple::unflatten(d0, m0.shape().profile())?)?;
+    let rest = l.shape().take(1, l.rank())?;
+    let order = l.stride().take(1, l.rank())?.try_map(|d| {
+        d.as_int()
+            .cloned()
+            .ok_or_else(|| Error::cond("make_fragment_like", format!("stride {d} is not an integer")))
+    })?;
+    let grid = make_ordered_layout(&rest, &order)?;
+    super::product::tiled_product(&a0, &super::tiler::Tiler::Layout(grid))
+}

@@ -12,21 +12,31 @@ mod construct;
 mod divide;
 mod inverse;
 mod layout_add;
+mod modes;
 mod nullspace;
 mod product;
 mod recast;
+mod tile_to_shape;
 mod tiler;
+mod tuple_div;
 
-pub use coalesce::{coalesce, coalesce_by, coalesce_z, coalesce_z_by, filter};
+pub use coalesce::{
+    coalesce, coalesce_by, coalesce_z, coalesce_z_by, filter, filter_by, filter_zeros, filter_zeros_by,
+};
 pub use complement::complement;
 pub use composition::{composition, composition_tiler};
-pub use construct::{make_layout_like, make_ordered_layout, max_common_vector};
+pub use construct::{
+    make_fragment_like, make_layout_like, make_ordered_layout, max_common_layout, max_common_vector,
+};
 pub use divide::{flat_divide, logical_divide, tiled_divide, zipped_divide};
 pub use inverse::{left_inverse, right_inverse};
 pub use layout_add::{greatest_common_domain, layout_add};
+pub use modes::{End, extend, group_modes, on_layouts, replace};
 pub use nullspace::nullspace;
 pub use product::{
     blocked_product, flat_product, logical_product, raked_product, tiled_product, zipped_product,
 };
-pub use recast::recast;
+pub use recast::{downcast, recast, recast_composed, upcast};
+pub use tile_to_shape::tile_to_shape;
 pub use tiler::{Tiler, identity_layout, make_basis_like, tiler_to_layout};
+pub use tuple_div::{ceil_div, elem_scale, shape_div};

@@ -135,29 +135,57 @@ pub fn local_tile(
     tiler: &Tiler<i64>,
     coord: &HTuple<i64>,
 ) -> ViewResult<ComposedLayout<i64>> {
+    if coord.is_leaf() {
+        int_leaves(&v.inner)?;
+        let (tile, rest) = tile_and_rest(&v.inner, tiler)?;
+        let delta = eval_checked(&rest, coord, "the tile index")?;
+        return shifted(v, delta, Layout::concat(tile.modes()));
+    }
+    let c: Vec<Option<HTuple<i64>>> = coord.modes().into_iter().map(Some).collect();
+    local_tile_keep(v, tiler, &c)
+}
+
+/// [`local_tile`] with `_` entries (`None`) in the coordinate, CuTe's way to keep a mode of
+/// the grid: `local_tile((6,16):(1,6), (2,2), (1,_))` is `2 o (2,2,8):(1,6,12)`, the tile
+/// modes followed by the kept grid modes (and the grid modes past the coordinate).
+///
+/// Errors: those of [`local_tile`].
+///
+/// ```
+/// use tessera_ir::{parse_layout, parse_int_tuple, HTuple, algebra::Tiler};
+/// use tessera_ir::view::{self, local_tile_keep};
+/// let a = view::unswizzled(0, parse_layout("(6,16):(1,6)").unwrap());
+/// let tiler = Tiler::from_shape(&parse_int_tuple("(2,2)").unwrap());
+/// let t = local_tile_keep(&a, &tiler, &[Some(HTuple::leaf(1)), None]).unwrap();
+/// assert_eq!(t.to_string(), "2 o (2,2,8):(1,6,12)");
+/// ```
+pub fn local_tile_keep(
+    v: &ComposedLayout<i64>,
+    tiler: &Tiler<i64>,
+    coord: &[Option<HTuple<i64>>],
+) -> ViewResult<ComposedLayout<i64>> {
     int_leaves(&v.inner)?;
     let (tile, rest) = tile_and_rest(&v.inner, tiler)?;
     let mut modes: Vec<Layout<i64>> = tile.modes().into_vec();
-    let delta = if coord.is_leaf() {
-        eval_checked(&rest, coord, "the tile index")?
-    } else {
-        let rm = rest.modes();
-        if coord.rank() > rm.len() {
-            return Err(ViewError::TooManyIndices {
-                given: coord.rank(),
-                ndim: rm.len(),
-            });
+    let rm = rest.modes();
+    if coord.len() > rm.len() {
+        return Err(ViewError::TooManyIndices {
+            given: coord.len(),
+            ndim: rm.len(),
+        });
+    }
+    let mut delta = 0i64;
+    for (k, m) in rm.into_iter().enumerate() {
+        match coord.get(k) {
+            Some(Some(c)) => {
+                let d = eval_checked(&m, c, &format!("tile grid axis {k}"))?;
+                delta = delta
+                    .checked_add(d)
+                    .ok_or_else(|| ViewError::overflow(format!("offset {delta} + {d}")))?;
+            }
+            _ => modes.push(m),
         }
-        let mut delta = 0i64;
-        for (k, c) in coord.modes().iter().enumerate() {
-            let d = eval_checked(&rm[k], c, &format!("tile grid axis {k}"))?;
-            delta = delta
-                .checked_add(d)
-                .ok_or_else(|| ViewError::overflow(format!("offset {delta} + {d}")))?;
-        }
-        modes.extend(rm.into_iter().skip(coord.rank()));
-        delta
-    };
+    }
     shifted(v, delta, Layout::concat(modes))
 }
 
@@ -253,6 +281,50 @@ pub fn local_partition(
     threads: &Threads,
     thread: &HTuple<i64>,
 ) -> ViewResult<ComposedLayout<i64>> {
+    let keep = if thread.is_leaf() {
+        Vec::new()
+    } else {
+        vec![false; thread.rank()]
+    };
+    partition(v, threads, thread, &keep)
+}
+
+/// [`local_partition`] with `_` entries (`None`) in a thread coordinate: that thread mode is
+/// kept whole (CuTe's `outer_partition` at a coordinate with `_`), its tile mode placed
+/// before the rest modes: `local_partition((6,8):(1,6), (2,2), (1,_))` is
+/// `1 o (2,3,4):(6,2,12)`.
+///
+/// Errors: those of [`local_partition`].
+///
+/// ```
+/// use tessera_ir::{parse_layout, parse_int_tuple, HTuple};
+/// use tessera_ir::view::{self, local_partition_keep, Threads};
+/// let a = view::unswizzled(0, parse_layout("(6,8):(1,6)").unwrap());
+/// let t = Threads::Shape(parse_int_tuple("(2,2)").unwrap());
+/// let p = local_partition_keep(&a, &t, &[Some(HTuple::leaf(1)), None]).unwrap();
+/// assert_eq!(p.to_string(), "1 o (2,3,4):(6,2,12)");
+/// ```
+pub fn local_partition_keep(
+    v: &ComposedLayout<i64>,
+    threads: &Threads,
+    thread: &[Option<HTuple<i64>>],
+) -> ViewResult<ComposedLayout<i64>> {
+    let keep: Vec<bool> = thread.iter().map(Option::is_none).collect();
+    let c = HTuple::from_modes(
+        thread
+            .iter()
+            .map(|c| c.clone().unwrap_or_else(|| HTuple::leaf(0))),
+    );
+    partition(v, threads, &c, &keep)
+}
+
+/// The partition of `v` at the thread's coordinate, keeping the thread modes marked in `keep`.
+fn partition(
+    v: &ComposedLayout<i64>,
+    threads: &Threads,
+    thread: &HTuple<i64>,
+    keep: &[bool],
+) -> ViewResult<ComposedLayout<i64>> {
     int_leaves(&v.inner)?;
     let tl = threads.layout()?;
     let flat = thread_coord(&tl, thread)?;
@@ -270,11 +342,17 @@ pub fn local_partition(
         ))));
     }
     let mut delta = 0i64;
+    let mut modes = Vec::new();
     for (k, (m, &c)) in tile_modes.iter().zip(&flat).enumerate() {
+        if keep.get(k).copied().unwrap_or(false) {
+            modes.push(m.clone());
+            continue;
+        }
         let d = eval_checked(m, &HTuple::leaf(c), &format!("thread axis {k}"))?;
         delta = delta
             .checked_add(d)
             .ok_or_else(|| ViewError::overflow(format!("offset {delta} + {d}")))?;
     }
-    shifted(v, delta, Layout::concat(rest.modes()))
+    modes.extend(rest.modes());
+    shifted(v, delta, Layout::concat(modes))
 }

@@ -51,7 +51,7 @@ pub use copy::Conj;
 pub use error::{ViewError, ViewResult};
 pub use geometry::compact_layout;
 pub use leaves::{dims, unswizzled};
-pub use local::{Threads, local_partition, local_tile};
+pub use local::{Threads, local_partition, local_partition_keep, local_tile, local_tile_keep};
 pub use ops::{broadcast, diagonal, narrow, permute, select, strides};
 pub use order::MemoryOrder;
 pub use print::{Printable, format_table, format_tensor, print_table, print_tensor};

@@ -155,11 +155,27 @@ pub(super) fn raked_product<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
 }
 
 pub(super) fn right_inverse<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
+    no_composed_inverse(c)?;
     unary(c, alg::right_inverse)
 }
 
 pub(super) fn left_inverse<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
+    no_composed_inverse(c)?;
     unary(c, alg::left_inverse)
+}
+
+/// The inverse of a swizzled (or offset) layout `Sw o OFF o L` is `inverse(L) o -OFF o Sw` in
+/// CuTe: a layout followed by a swizzle, which a composed layout (swizzle last) cannot hold.
+fn no_composed_inverse<I: Int>(c: &Call<'_, I>) -> Result<()> {
+    if let Value::Composed(v) = c.arg(0)? {
+        return Err(c.err(format!(
+            "{}: the inverse of {v} is {}({}) o -offset o the swizzle (CuTe's answer), a layout \
+             followed by a swizzle, which Tessera's composed layouts (swizzle last) cannot hold; \
+             take {}({}) and apply the swizzle's inverse (itself) to the offsets first",
+            c.name, c.name, v.inner, c.name, v.inner
+        )));
+    }
+    Ok(())
 }
 
 pub(super) fn nullspace<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
@@ -191,7 +207,15 @@ pub(super) fn recast<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
         // Any other scale is its value (its expression may have been moved into it).
         _ => (constant(c.arg(1)?, c.src, &c.args[1])?, 1),
     };
-    a.map(|l| alg::recast(l, p, q))
+    recast_arg(a, p, q)
+}
+
+/// `recast` of a layout, or of a composed layout with its offset and swizzle recast too.
+fn recast_arg<I: Int>(a: LayoutArg<I>, p: i64, q: i64) -> Result<Value<I>> {
+    match a {
+        LayoutArg::Plain(l) => Ok(Value::Layout(alg::recast(&l, p, q)?)),
+        LayoutArg::Composed(c) => Ok(Value::Composed(alg::recast_composed(&c, p, q)?)),
+    }
 }
 
 /// A recast scale: a constant integer.
@@ -250,4 +274,78 @@ pub(super) fn stride_tuple_value<I: Int>(t: &HTuple<Stride<I>>) -> Value<I> {
         };
     }
     Value::Tuple(t.modes().iter().map(stride_tuple_value).collect())
+}
+
+/// `filter(L [, profile])`.
+pub(super) fn filter_any<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
+    if c.len() == 1 {
+        return filter(c);
+    }
+    let p = c.arg(1)?.to_profile()?;
+    Ok(Value::Layout(alg::filter_by(&c.arg(0)?.to_layout()?, &p)?))
+}
+
+/// `filter_zeros(L [, profile])`.
+pub(super) fn filter_zeros<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
+    let l = c.arg(0)?.to_layout()?;
+    Ok(Value::Layout(if c.len() == 2 {
+        alg::filter_zeros_by(&l, &c.arg(1)?.to_int_tuple()?)?
+    } else {
+        alg::filter_zeros(&l)?
+    }))
+}
+
+/// `composition(A, B)` where `A` may be a swizzle: `Sw<..> o B`, as the operator `o` reads it.
+pub(super) fn composition_any<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
+    if let Value::Swizzle(_) = c.arg(0)? {
+        let (a, b) = (c.take(0)?, c.take(1)?);
+        return crate::lang::compose(a, b).map_err(|e| c.err(format!("composition: {e}")));
+    }
+    composition(c)
+}
+
+/// `upcast(L, n)` / `downcast(L, n)`: recast by `n` or `1/n`.
+fn cast<I: Int>(c: &mut Call<'_, I>, up: bool) -> Result<Value<I>> {
+    let a = LayoutArg::of(c.arg(0)?)?;
+    let n = constant(c.arg(1)?, c.src, &c.args[1])?;
+    if up {
+        recast_arg(a, n, 1)
+    } else {
+        recast_arg(a, 1, n)
+    }
+}
+
+pub(super) fn upcast<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
+    cast(c, true)
+}
+
+pub(super) fn downcast<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
+    cast(c, false)
+}
+
+pub(super) fn max_common_layout<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
+    Ok(Value::Layout(alg::max_common_layout(
+        &c.arg(0)?.to_layout()?,
+        &c.arg(1)?.to_layout()?,
+    )?))
+}
+
+pub(super) fn tile_to_shape<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
+    let order = if c.len() == 3 {
+        Some(c.arg(2)?.to_int_tuple()?)
+    } else {
+        None
+    };
+    Ok(Value::Layout(alg::tile_to_shape(
+        &c.arg(0)?.to_layout()?,
+        &c.arg(1)?.to_shape()?,
+        order.as_ref(),
+    )?))
+}
+
+pub(super) fn make_fragment_like<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
+    match c.arg(0)? {
+        Value::Layout(l) => Ok(Value::Layout(alg::make_fragment_like(l)?)),
+        v => Ok(Value::Layout(Layout::compact(&v.to_shape()?)?)),
+    }
 }

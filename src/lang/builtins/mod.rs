@@ -18,6 +18,7 @@
 
 mod algebra;
 mod atoms;
+mod modes;
 mod tuples;
 pub(crate) mod views;
 
@@ -149,8 +150,8 @@ registry! {
     Algebra {
         "coalesce" (1, 2) "L [, profile]" "the simplest layout of the same function (by mode with a profile)" => algebra::coalesce,
         "coalesce_z" (1, 2) "L [, profile]" "coalesce, keeping a trailing size-1 mode (the same function on every integer)" => algebra::coalesce_z,
-        "filter" (1, 1) "L" "coalesce without stride-0 and size-1 modes" => algebra::filter,
-        "composition" (2, 2) "A, B" "A o B: R(i) == A(B(i)); B may be a tiler" => algebra::composition,
+        "filter" (1, 2) "L [, profile]" "coalesce without stride-0 and size-1 modes (by mode with a profile)" => algebra::filter_any,
+        "composition" (2, 2) "A, B" "A o B: R(i) == A(B(i)); B may be a tiler, A a swizzle" => algebra::composition_any,
         "complement" (1, 2) "A [, cotarget]" "the ordered layout filling A's holes, extended to cover the cotarget" => algebra::complement,
         "logical_divide" (2, 2) "A, tiler" "A o (B, complement(B, size(A))): (tile, rest)" => algebra::logical_divide,
         "zipped_divide" (2, 2) "A, tiler" "logical_divide with the tiles of every mode gathered: ((tile), (rest))" => algebra::zipped_divide,
@@ -169,6 +170,10 @@ registry! {
         "greatest_common_domain" (2, 2) "A, B" "the largest layout both shapes can index" => algebra::greatest_common_domain,
         "recast" (2, 2) "L, scale (an integer or p/q)" "L for elements scale times larger (or p/q)" => algebra::recast,
         "max_common_vector" (2, 2) "A, B" "how many leading indices A and B map alike and contiguously" => algebra::max_common_vector,
+        "max_common_layout" (2, 2) "A, B" "the layout of B's leading offsets that A maps alike (1:0 if none)" => algebra::max_common_layout,
+        "upcast" (2, 2) "L, n" "recast(L, n): elements n times larger" => algebra::upcast,
+        "downcast" (2, 2) "L, n" "recast(L, 1/n): elements n times smaller (needs a unit stride)" => algebra::downcast,
+        "filter_zeros" (1, 2) "L [, profile]" "stride-0 leaves (or those under 0 in the profile) get extent 1" => algebra::filter_zeros,
     }
     Construction {
         "make_layout" (1, ANY) "L0, L1, ..." "the layout whose modes are the arguments" => algebra::make_layout,
@@ -177,6 +182,8 @@ registry! {
         "make_identity_layout" (1, 1) "shape" "the layout of each coordinate to itself (coordinate strides)" => algebra::make_identity_layout,
         "make_basis_like" (1, 1) "shape" "the unit coordinate strides of a shape" => algebra::make_basis_like,
         "tiler_to_layout" (1, 1) "tiler" "one layout equal to a by-mode tiler" => algebra::tiler_to_layout,
+        "tile_to_shape" (2, 3) "block, shape [, order]" "copies of block covering shape, in order (column-major)" => algebra::tile_to_shape,
+        "make_fragment_like" (1, 1) "L" "a compact layout of L's shape: mode 0 column-major, the rest ordered like L" => algebra::make_fragment_like,
     }
     Tuples {
         "select" (2, 3) "x, (i, j, ...) | L, dim, i (a view)" "modes i, j, ... of x; with three arguments, the view at index i of dimension dim" => tuples::select,
@@ -212,6 +219,14 @@ registry! {
         "is_tuple" (1, 1) "x" "whether x is a tuple" => tuples::is_tuple,
         "fdiv" (2, 2) "a, b" "the floor quotient" => tuples::fdiv,
         "fmod" (2, 2) "a, b" "the floor remainder" => tuples::fmod,
+        "shape_div" (2, 2) "a, b" "a divided by b mode by mode, under the divisibility condition" => tuples::shape_div,
+        "ceil_div" (2, 2) "a, b" "a divided by b mode by mode, rounding up" => tuples::ceil_div,
+        "elem_scale" (2, 2) "a, b" "a scaled mode by mode by the products of b" => tuples::elem_scale,
+        "append" (1, 3) "x [, elem [, rank]]" "elem (a layout: 1:0) added after the last mode (until the rank)" => modes::append,
+        "prepend" (1, 3) "x [, elem [, rank]]" "elem (a layout: 1:0) added before the first mode (until the rank)" => modes::prepend,
+        "replace" (3, 3) "x, i, elem" "mode i of x replaced by elem" => modes::replace,
+        "group_modes" (2, 3) "x, begin [, end]" "modes begin..end gathered into one mode" => modes::group_modes,
+        "group" (2, 3) "x, begin [, end]" "CuTe's group<B,E>: group_modes" => modes::group_modes,
     }
     Views {
         "tile_view" (2, 3) "L, offset [, shape]" "the view at an offset (integers select, '_' keeps a dimension), of a shape" => view_fns::tile_view,
@@ -219,8 +234,8 @@ registry! {
         "permute" (2, 2) "L, (p0, p1, ...)" "the dimensions reordered" => view_fns::permute,
         "broadcast" (2, 2) "L, dims" "stride-0 dimensions to the target dimensions (NumPy's rule)" => view_fns::broadcast,
         "diagonal" (2, 2) "L, (a, b) | ((a, b), (c, d), ...)" "the diagonal of paired dimensions" => view_fns::diagonal,
-        "local_tile" (3, 3) "L, tiler, coord" "the tile at coord of zipped_divide(L, tiler)" => view_fns::local_tile,
-        "local_partition" (3, 3) "L, threads (layout or shape), thread index or coordinate" "the elements one thread works on" => view_fns::local_partition,
+        "local_tile" (3, 3) "L, tiler, coord" "the tile at coord of zipped_divide(L, tiler) ('_' keeps a grid mode)" => view_fns::local_tile,
+        "local_partition" (3, 3) "L, threads (layout or shape), thread index or coordinate" "the elements one thread works on ('_' keeps a thread mode)" => view_fns::local_partition,
     }
     Atoms {
         "make_tiled_mma" (1, 3) "ATOM [, atom layout (M,N,K) or layout [, permutation (PM,PN,PK)]]" "CuTe's make_tiled_mma of an MMA atom named as in CuTe C++ (GMMA: _SS_TN...)" => atoms::make_tiled_mma,

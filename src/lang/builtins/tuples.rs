@@ -300,3 +300,26 @@ fn map_modes<I: Int>(
         v => Ok(Value::from_int_tuple(&f(&v.to_int_tuple()?)?)),
     }
 }
+
+/// `f(a, b)` on two int tuples.
+fn tuple_op<I: Int>(
+    c: &mut Call<'_, I>,
+    f: fn(&HTuple<I>, &HTuple<I>) -> Result<HTuple<I>>,
+) -> Result<Value<I>> {
+    Ok(Value::from_int_tuple(&f(
+        &c.arg(0)?.to_int_tuple()?,
+        &c.arg(1)?.to_int_tuple()?,
+    )?))
+}
+
+pub(super) fn shape_div<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
+    tuple_op(c, tessera_ir::algebra::shape_div)
+}
+
+pub(super) fn ceil_div<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
+    tuple_op(c, tessera_ir::algebra::ceil_div)
+}
+
+pub(super) fn elem_scale<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
+    tuple_op(c, tessera_ir::algebra::elem_scale)
+}

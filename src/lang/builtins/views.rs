@@ -12,6 +12,9 @@
 //! assert_eq!(eval_str("select(narrow((6,8), 1, 2, 4), 0, 3)").unwrap(), "15 o (4):(6)");
 //! assert_eq!(eval_str("local_tile((6,8):(1,6), (2,2), (1,1))").unwrap(), "14 o (2,2):(1,6)");
 //! assert_eq!(eval_str("local_partition((6,8):(1,6), (2,2), 1)").unwrap(), "1 o (3,4):(2,12)");
+//! // `_` keeps a mode, as in CuTe.
+//! assert_eq!(eval_str("local_tile((6,16):(1,6), (2,2), (1,_))").unwrap(), "2 o (2,2,8):(1,6,12)");
+//! assert_eq!(eval_str("local_partition((6,8):(1,6), (2,2), (1,_))").unwrap(), "1 o (2,3,4):(6,2,12)");
 //! ```
 //!
 //! The semantics are those of [`tessera_ir::view`]; these functions only convert the arguments.
@@ -190,6 +193,9 @@ pub(crate) fn tile_view<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
 pub(crate) fn local_tile<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     let v = base(c)?;
     let tiler = tiler_concrete(&c.arg(1)?.to_tiler()?)?;
+    if let Some(coord) = keep_coord(c.arg(2)?)? {
+        return run(c, view::local_tile_keep(&v, &tiler, &coord));
+    }
     let coord = c.arg(2)?.to_int_tuple()?.try_map(konst)?;
     run(c, view::local_tile(&v, &tiler, &coord))
 }
@@ -201,8 +207,30 @@ pub(crate) fn local_partition<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
         Value::Layout(l) => Threads::Layout(concrete(l)?),
         x => Threads::Shape(x.to_int_tuple()?.try_map(konst)?),
     };
+    if let Some(thread) = keep_coord(c.arg(2)?)? {
+        return run(c, view::local_partition_keep(&v, &threads, &thread));
+    }
     let thread = c.arg(2)?.to_int_tuple()?.try_map(konst)?;
     run(c, view::local_partition(&v, &threads, &thread))
+}
+
+/// A coordinate with `_` entries at the top level (CuTe's way to keep a mode), one entry per
+/// mode (`None` for `_`); `None` when it has no `_` there.
+fn keep_coord<I: Int>(v: &Value<I>) -> Result<Option<Vec<Option<tessera_ir::HTuple<i64>>>>> {
+    let Value::Tuple(items) = v else {
+        return Ok(None);
+    };
+    if !items.iter().any(|x| matches!(x, Value::Keep)) {
+        return Ok(None);
+    }
+    items
+        .iter()
+        .map(|x| match x {
+            Value::Keep => Ok(None),
+            x => Ok(Some(x.to_int_tuple()?.try_map(konst)?)),
+        })
+        .collect::<Result<Vec<_>>>()
+        .map(Some)
 }
 
 /// A tiler of concrete layouts.

@@ -1,0 +1,80 @@
+//! The expression language's forms of issue 25: `composition(Sw<..>, L)` as a call, `_` in
+//! `local_tile`/`local_partition` coordinates, `recast` refusing a downcast without a unit
+//! stride, product errors naming the user's operands, the new functions' errors naming their
+//! condition.
+
+use tessera::lang::eval_str;
+
+fn ev(s: &str) -> String {
+    eval_str(s).unwrap_or_else(|e| panic!("{s}: {e}"))
+}
+
+fn err(s: &str) -> String {
+    eval_str(s).expect_err(s).to_string()
+}
+
+#[test]
+fn composition_of_a_swizzle_is_the_operator() {
+    assert_eq!(ev("composition(Sw<2,4,3>, 16:1)"), ev("Sw<2,4,3> o 16:1"));
+    assert_eq!(
+        ev("composition(Sw<3,3,3>, (8,64):(64,1))"),
+        "Sw<3,3,3> o (8,64):(64,1)"
+    );
+    // A layout cannot be composed with a swizzle on its right.
+    assert!(err("composition(16:1, Sw<2,4,3>)").contains("swizzle"));
+}
+
+#[test]
+fn underscore_keeps_a_mode_in_local_tile_and_local_partition() {
+    assert_eq!(ev("local_tile((6,16):(1,6),(2,2),(1,_))"), "2 o (2,2,8):(1,6,12)");
+    assert_eq!(ev("local_tile((6,16):(1,6),(2,2),(_,3))"), "36 o (2,2,3):(1,6,2)");
+    assert_eq!(
+        ev("local_tile((6,16):(1,6),(2,2),(_,_))"),
+        "0 o (2,2,3,8):(1,6,2,12)"
+    );
+    // Without `_`, the tile alone.
+    assert_eq!(ev("local_tile((6,16):(1,6),(2,2),(1,3))"), "38 o (2,2):(1,6)");
+    assert_eq!(
+        ev("local_partition((6,8):(1,6),(2,2),(1,_))"),
+        "1 o (2,3,4):(6,2,12)"
+    );
+    assert_eq!(
+        ev("local_partition((6,8):(1,6),(2,2),(_,1))"),
+        "6 o (2,3,4):(1,2,12)"
+    );
+    assert!(err("local_tile((6,16):(1,6),(2,2),(1,_,3))").contains("3 indices"));
+    assert!(
+        err("local_tile((6,16):(1,6),(2,2),(3,_))")
+            .contains("index 3 is out of range for tile grid axis 0 of size 3")
+    );
+}
+
+#[test]
+fn downcast_needs_a_unit_stride() {
+    assert!(err("recast(8:4,1/2)").contains("requires adjacent elements"));
+    assert!(err("downcast(8:4,2)").contains("requires adjacent elements"));
+    assert_eq!(ev("recast((8,2):(4,1),1/2)"), "(8,4):(8,1)");
+    assert_eq!(ev("size(recast((1,8):(1,4),1/2))"), "16");
+}
+
+#[test]
+fn product_errors_name_the_users_operands() {
+    let e = err("logical_product(2:2, 3:1)");
+    assert!(e.contains("A = 2:2, B = 3:1"), "{e}");
+    assert!(e.contains("complement(A) o B = (2,1):(1,4) o 3:1"), "{e}");
+    assert!(!e.contains("; A = "), "{e}");
+}
+
+#[test]
+fn new_functions_name_their_conditions() {
+    assert!(err("shape_div(6,4)").contains("divisibility condition"));
+    assert!(err("ceil_div(4,0)").contains("not positive"));
+    assert!(err("elem_scale((2,3),4)").contains("rank"));
+    assert!(err("append((2,3),4,1)").contains("target rank 1"));
+    assert!(err("replace((2,3),2,5)").contains("mode 2"));
+    assert!(err("group_modes((2,3),2,1)").contains("modes 2..1"));
+    assert!(err("tile_to_shape((2,4):(1,2),(4,6))").contains("does not divide"));
+    assert!(err("tile_to_shape((2,2,2):(1,2,4),(4,4))").contains("rank 3"));
+    assert!(err("append((2,3))").contains("needs the element"));
+    assert!(err("right_inverse(Sw<3,3,3> o (8,64):(64,1))").contains("cannot hold"));
+}
