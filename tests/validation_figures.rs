@@ -1,3 +1,6 @@
+//! Run by hand (it repeats `simplify_figures`' work with timings, several minutes in a debug
+//! build): `cargo test --test validation_figures -- --ignored --nocapture`.
+//!
 //! Figures of translation validation over the README's corpus (every layout of the public
 //! corpus and the `let` layouts of `examples/`, lowered at a linear index and simplified): how
 //! many each engine validated, how many kept their input, and the median, p95 and largest
@@ -17,6 +20,7 @@ use tessera::verifier::{Engine, Options, Verdict, simplify_validated};
 use tessera_ir::simplify::Limits;
 
 #[test]
+#[ignore = "a figure, run by hand (see the module documentation)"]
 fn validation_share_by_engine_and_times() {
     let mut cases: Vec<(Vec<String>, String)> = corpus_layouts().into_iter().map(|l| (vec![], l)).collect();
     cases.extend(example_layouts());
