@@ -196,12 +196,17 @@ def run(
     kernel: str,
     bind: Optional[dict[str, int]] = None,
     threads: Optional[int] = None,
+    storage: bool = False,
     **arrays: Any,
 ) -> None:
     """Proves kernel `kernel` of a check file (for every value its facts admit, or else at the
     bindings), compiles it for `bind` (`{"M": 64}`) and runs it over NumPy arrays named after
-    its tensors (float32, float64, int32, int64, float16, or uint16 holding bfloat16 bits; C or
-    Fortran contiguous, each exactly the tensor's cosize elements in storage order). The arrays
+    its tensors (float32, float64, int32, int64, float16, or uint16 holding bfloat16 bits).
+    Arrays are read by shape and strides: a tensor `f32[L]` takes an array of `L`'s shape (its
+    top-level modes, or its leaves) whose strides in elements are `L`'s (a strided view is
+    fine); anything else raises ValueError with the expected shape and strides and the NumPy
+    fix (`np.asfortranarray(a)`, `a.T`, `a.reshape(..)`). `storage=True` takes each array as the
+    tensor's raw buffer instead (contiguous, exactly its length, in storage order). The arrays
     it writes are updated in place (copied in and out, not zero-copy). A refuted or unknown
     proof raises LayoutError naming why, and nothing runs; the GIL is released while proving
     and running."""

@@ -4,8 +4,11 @@
 
 use crate::check;
 use crate::exit;
-use tessera_codegen::kernel::{ObligationKind, kernel_verdict, prove_kernel};
-use tessera_codegen::{Arch, emit_module};
+use std::collections::HashMap;
+use tessera_codegen::kernel::{
+    ObligationKind, check_bindings, kernel_verdict, params_of, prove_kernel, specialize,
+};
+use tessera_codegen::{Arch, emit_module_within};
 use tessera_verifier::{Options, Verdict};
 
 /// The long help of `tessera build`.
@@ -25,9 +28,18 @@ predicated off. All kernels go to one module: to FILE with -o FILE, else to stdo
 With `threads`, a CTA has those threads (CuTe's local_partition); each `stage X in L` is copied
 into shared memory first (then bar.sync), and the build prints the bank-conflict degree of the
 staging stores and of the compute loads. `vector W` asks for .vW accesses, granted where
-contiguity and alignment are proved (else the build fails naming the fact).
+contiguity and alignment are proved (by structure from the facts' divisors, else by the
+verifier within --timeout; else the build fails naming the fact). A `+=` contraction whose
+operands are staged is the shared-memory GEMM (k-tiles copied in turn between barriers).
+Not built yet: mma.sync.
 
-Not built yet: the shared-memory GEMM and mma.sync.
+Symbolic proofs come first from structure (offsets as polynomials of the parameters: bounds by
+monotonicity, injectivity by sorted stride domination), then from the verifier. When an
+obligation stays unknown the build names it and stops (exit 2); --bind M=..,N=.. then builds a
+kernel specialised at those values (checked against the facts): its proofs, and the guarantee,
+hold for exactly those values, and its PTX takes no parameter for them. (tessera run proves a
+kernel at its --bind values the same way when the proof for every value is unknown, and says
+so in a note: the run is proved for that launch only.)
 
 EXIT CODES
   0 built, 1 a kernel refuted, 2 a proof unknown, 3 bad input
@@ -47,6 +59,8 @@ pub struct BuildArgs<'a> {
     pub output: Option<&'a str>,
     /// The proofs' time limit, in seconds.
     pub timeout: f64,
+    /// `NAME=VALUE` bindings: build kernels specialised at these values.
+    pub binds: &'a [String],
 }
 
 /// Runs `tessera build`; the exit code.
@@ -86,9 +100,52 @@ pub fn build(a: &BuildArgs<'_>) -> i32 {
     let opts = Options {
         timeout_ms: Some((a.timeout * 1000.0).ceil() as u64),
     };
+    let mut bindings: HashMap<String, i64> = HashMap::new();
+    for b in a.binds.iter().flat_map(|b| b.split(',')) {
+        let Some((n, v)) = b.split_once('=').map(|(n, v)| (n.trim(), v.trim())) else {
+            return bad(format!("--bind: expected NAME=VALUE, got '{b}'"));
+        };
+        let Ok(v) = v.parse::<i64>() else {
+            return bad(format!("--bind {n}: '{v}' is not an integer"));
+        };
+        if bindings.insert(n.to_string(), v).is_some() {
+            return bad(format!("--bind {n}: bound twice"));
+        }
+    }
+    if let Some(n) = bindings
+        .keys()
+        .find(|n| !kernels.iter().any(|k| params_of(k).contains(*n)))
+    {
+        return bad(format!("--bind {n}: no kernel built here has a parameter {n}"));
+    }
+    let mut specialised = Vec::with_capacity(kernels.len());
+    for k in &kernels {
+        if bindings.is_empty() || params_of(k).is_empty() {
+            specialised.push((*k).clone());
+            continue;
+        }
+        if let Err(e) = check_bindings(k, &bindings) {
+            return bad(format!("kernel {}: --bind: {e}", k.name));
+        }
+        match specialize(k, &bindings) {
+            Ok(s) => specialised.push(s),
+            Err(e) => return bad(format!("kernel {}: --bind: {e}", k.name)),
+        }
+    }
+    let kernels = specialised;
     for k in &kernels {
         let obligations = prove_kernel(k, &opts);
-        println!("kernel {}:", k.name);
+        if bindings.is_empty() {
+            println!("kernel {}:", k.name);
+        } else {
+            let mut b: Vec<String> = bindings.iter().map(|(n, v)| format!("{n}={v}")).collect();
+            b.sort();
+            println!(
+                "kernel {} (specialised at {}: proved for these values only):",
+                k.name,
+                b.join(", ")
+            );
+        }
         for o in &obligations {
             let what = match o.kind {
                 ObligationKind::InBounds => "accesses in bounds of its cosize",
@@ -110,12 +167,23 @@ pub fn build(a: &BuildArgs<'_>) -> i32 {
                 eprintln!("error: kernel {} refused: {v}", k.name);
                 return match v {
                     Verdict::Refuted(_) => exit::REFUTED,
-                    _ => exit::UNKNOWN,
+                    _ => {
+                        let params: Vec<String> = params_of(k).into_iter().collect();
+                        if !params.is_empty() {
+                            let eg: Vec<String> = params.iter().map(|p| format!("{p}=..")).collect();
+                            eprintln!(
+                                "  the obligation above is unknown for every value the facts admit; \
+                                 --bind {} builds a kernel specialised at those values (proved for them only)",
+                                eg.join(",")
+                            );
+                        }
+                        exit::UNKNOWN
+                    }
                 };
             }
         }
     }
-    let module = match emit_module(&kernels.iter().map(|k| (*k).clone()).collect::<Vec<_>>(), arch) {
+    let module = match emit_module_within(&kernels, arch, opts.timeout_ms) {
         Ok(m) => m,
         Err(e) => return bad(e.to_string()),
     };

@@ -30,6 +30,7 @@ pub enum CompileError {
 pub struct Kernel {
     proved: Proved,
     jit: CompiledKernel,
+    bindings: HashMap<String, i64>,
 }
 
 impl Kernel {
@@ -70,7 +71,11 @@ impl Kernel {
             })?;
         let proved = Proved::check_at(k.clone(), bindings, &Options::default(), false)?;
         let jit = CompiledKernel::compile(&proved, bindings, &JitOptions::default())?;
-        Ok(Kernel { proved, jit })
+        Ok(Kernel {
+            proved,
+            jit,
+            bindings: bindings.clone(),
+        })
     }
 
     /// The tensors' names, in the order [`Kernel::run`] takes their buffers.
@@ -80,6 +85,34 @@ impl Kernel {
             .tensors
             .iter()
             .map(|t| t.name.as_str())
+            .collect()
+    }
+
+    /// Each tensor's strided form at the compiled values (see [`crate::kernel::Strided`]): the
+    /// arrays [`Kernel::run`]'s callers hold, by shape and strides.
+    ///
+    /// @pre none.
+    /// @post one entry per tensor, in the order of [`Kernel::tensors`].
+    ///
+    /// ```
+    /// use std::collections::HashMap;
+    /// use tessera::{check::load, jit::Kernel};
+    /// let module = load("t.tess", "tensor a : f32[(2,3):(1,2)]\ntensor b : f32[(2,3):(1,2)]\n\
+    ///     kernel k { b[i,j] = a[i,j] }\n").unwrap();
+    /// let k = Kernel::compile(&module, "k", &HashMap::new()).unwrap();
+    /// assert_eq!(k.arrays().unwrap()[0].top, Some(vec![(2, 1), (3, 2)]));
+    /// ```
+    pub fn arrays(&self) -> Result<Vec<crate::kernel::Strided>, String> {
+        self.proved
+            .kernel()
+            .tensors
+            .iter()
+            .map(|t| {
+                let len = t.cosize.eval(&self.bindings).map_err(|e| e.to_string())?;
+                let len =
+                    usize::try_from(len).map_err(|_| format!("tensor {}: buffer length {len}", t.name))?;
+                crate::kernel::Strided::of(t, &self.bindings, len)
+            })
             .collect()
     }
 

@@ -65,10 +65,12 @@ enum Cmd {
         /// Parameter values, e.g. M=4096,N=4096 (checked against their facts).
         #[arg(long = "bind", value_name = "M=..,N=..")]
         binds: Vec<String>,
-        /// A tensor's buffer from a .npy file (cosize elements, flat).
+        /// A tensor's array from a .npy file: its shape and order must be the layout's (see
+        /// the help below; --storage reads raw buffers).
         #[arg(long = "input", value_name = "NAME=FILE.npy")]
         inputs: Vec<String>,
-        /// Write a tensor's buffer to a .npy file after the run.
+        /// Write a tensor's array (its layout's shape, C or Fortran order) to a .npy file
+        /// after the run.
         #[arg(long = "output", value_name = "NAME=FILE.npy")]
         outputs: Vec<String>,
         /// Run even when the proof is unknown (a WARNING says so on stderr).
@@ -93,10 +95,19 @@ enum Cmd {
         /// the GPU's result with the interpreter's instead of the JIT's.
         #[arg(long, conflicts_with_all = ["bench", "verify"])]
         interpret: bool,
-        /// Where the kernel runs: cpu (compiled with Cranelift) or gpu (its PTX on CUDA
-        /// device 0, checked against the CPU; needs a build with `--features cuda`).
-        #[arg(long, value_name = "TARGET", default_value = "cpu", value_parser = ["cpu", "gpu"])]
+        /// Where the kernel runs: cpu (compiled with Cranelift), gpu (its PTX on CUDA
+        /// device 0, checked against the CPU; needs a build with `--features cuda`) or ptx-sim
+        /// (its PTX in Tessera's PTX interpreter, with the wavefronts it measures).
+        #[arg(long, value_name = "TARGET", default_value = "cpu", value_parser = ["cpu", "gpu", "ptx-sim"])]
         target: String,
+        /// Read and write .npy files as the tensors' raw buffers (any shape, exactly the
+        /// buffer's length, in storage order) instead of arrays by shape and strides.
+        #[arg(long)]
+        storage: bool,
+        /// The most memory the run's buffers may take, in bytes (suffix K, M, G, T); default
+        /// half the physical memory.
+        #[arg(long = "max-memory", value_name = "BYTES", value_parser = tessera::run::parse_bytes)]
+        max_memory: Option<u64>,
     },
     /// Prove every kernel of a check file, then write it as PTX (`--target ptx`).
     #[command(after_help = tessera::build::BUILD_HELP)]
@@ -118,6 +129,10 @@ enum Cmd {
         /// Time limit of each proof obligation, in seconds.
         #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
         timeout: f64,
+        /// Build kernels specialised at these parameter values, e.g. M=4096,N=4096 (checked
+        /// against their facts; the proofs then hold for these values only).
+        #[arg(long = "bind", value_name = "M=..,N=..")]
+        binds: Vec<String>,
     },
     /// Prove one property, e.g. `tessera prove injective '(4,8):(8,1)'` or
     /// `tessera prove bank_conflict_free 'Sw<3,3,3> o (8,64):(64,1)' '((8,4),8):((1,64),8)' elem=2 access=16`.
@@ -453,6 +468,8 @@ fn run(cli: Cli) -> i32 {
             bench,
             interpret,
             target,
+            storage,
+            max_memory,
         } => tessera::run::run_kernel(&tessera::run::RunArgs {
             file: &file,
             kernel: &kernel,
@@ -467,6 +484,9 @@ fn run(cli: Cli) -> i32 {
             bench,
             interpret,
             gpu: target == "gpu",
+            ptx_sim: target == "ptx-sim",
+            storage,
+            max_memory,
         }),
         Cmd::Build {
             file,
@@ -475,6 +495,7 @@ fn run(cli: Cli) -> i32 {
             arch,
             output,
             timeout,
+            binds,
         } => tessera::build::build(&tessera::build::BuildArgs {
             file: &file,
             kernel: kernel.as_deref(),
@@ -482,6 +503,7 @@ fn run(cli: Cli) -> i32 {
             arch: &arch,
             output: output.as_deref(),
             timeout,
+            binds: &binds,
         }),
         Cmd::Prove {
             property,

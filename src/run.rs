@@ -5,13 +5,14 @@
 
 use crate::check;
 use crate::exit;
+use crate::kernel::Strided;
 use crate::kernel_bench;
 use crate::npy;
 use half::{bf16, f16};
 use std::collections::HashMap;
-use tessera_codegen::kernel::{Buffer, ElemType, Proved, params_of, run};
+use tessera_codegen::kernel::{Buffer, ElemType, Kernel, Proved, params_of, run};
 use tessera_codegen::{CompiledKernel, JitOptions};
-use tessera_verifier::{Options, Verdict};
+use tessera_verifier::{Options, Property, Verdict};
 
 /// The long help of `tessera run`.
 pub const RUN_HELP: &str = "\
@@ -21,7 +22,8 @@ of this run. A refuted proof refuses the kernel (exit 1,
 with the counterexample); an unknown one refuses it (exit 2) unless --unchecked is given, and
 then a WARNING on stderr says the kernel runs unproved (the compiled code then checks every
 offset it cannot prove, and one outside its buffer stops the run with an error; it runs on one
-thread).
+thread). --bind names the file's parameters: an unknown name, or a value that violates a fact
+(the fact is named), is an error.
 
 The kernel is compiled with Cranelift for the bound values: rank-2 copies by the copy kernel,
 other statements as loop nests over their tiles, four lanes at a time where every access is
@@ -29,16 +31,49 @@ proved contiguous along the innermost index; tiles are spread over --threads thr
 every core). The result is bit-identical to the reference interpreter's (--interpret runs that
 alone); --verify runs both and compares every output bit for bit.
 
-Buffers are .npy files holding the tensor's buffer: cosize elements, flat, little-endian, of
-dtype <f4 (f32), <f8 (f64), <i4 (i32), <i8 (i64), <f2 (f16) or <u2 (the bits of a bf16).
-A tensor without --input gets seeded random values (--seed): floats in [-1, 1), integers in
-[-100, 100). --output writes a tensor's buffer after the run (any tensor of the kernel).
+Arrays are .npy files (format 1 to 3), little-endian, of dtype <f4 (f32), <f8 (f64), <i4 (i32),
+<i8 (i64), <f2 (f16) or <u2 (the bits of a bf16), read by shape and strides, never by storage: a
+tensor T : f32[L] takes a file whose shape is L's shape (its top-level modes, or its leaves) and
+whose strides (C order, or Fortran order with fortran_order: True) are L's, in elements; modes of
+extent 1 take any stride. Element a[c] is the tensor's element at coordinate c. Any other file is
+refused (exit 3) with the shape and strides expected and the NumPy fix (np.asfortranarray(a),
+a.T, a.reshape(..)); a padded or swizzled layout has no contiguous file, and takes its raw
+buffer with --storage. The header is checked field by field (a shape whose size overflows, a
+truncated file: exit 3). --output writes a tensor's array in its layout's shape, in C order, or
+in Fortran order when the layout is not row-major. --storage makes --input and --output raw
+buffers instead: exactly the buffer's length (cosize) elements, any shape, in the file's memory
+order. A tensor without --input gets seeded random values (--seed): floats in [-1, 1), integers
+in [-100, 100).
+
+Memory: before allocating, the bytes of every buffer (twice, with --verify or --bench, which keep
+a copy) are compared with --max-memory (default half the physical memory); a run over it is
+refused with the number (exit 3), and an allocation the system refuses is an error, never an
+abort.
+
+NaN: a statement that computes its value (an operation, a cast, a +=) stores any NaN as the
+canonical quiet NaN (0x7fc00000 in f32, 0x7ff8000000000000 in f64, 0x7e00 in f16, 0x7fc0 in
+bf16), on every engine; a plain copy moves bits, NaN payloads included. --verify compares bit for
+bit under that rule (within 1e-4 for reordered sums, where a NaN equals a NaN); on a mismatch it
+still writes the --output files, then exits 4.
+
+A kernel proved at the --bind values only (the note says so) is proved for exactly those values:
+its accesses in bounds and its outputs written once at that launch, nothing about others. An
+--unchecked kernel runs on one thread, in the reference interpreter's order (statements in turn,
+each row-major over its target's indices), so even colliding writes leave the interpreter's last
+writer; the summary line prints the one thread it used.
 
 --bench prints key=value lines: the compile, simplify, validate and proof times; the kernel's
 median time over repeated runs; its traffic (every buffer read and written once) in GB/s and,
 for kernels with a contraction, GFLOP/s; and, measured in the same run, memcpy of the same
 number of bytes into an existing buffer (memcpy_gbps) and, for a contraction, the naive loop
 over the same layouts (naive_gflops).
+
+--target ptx-sim runs the kernel's PTX (sm_80, as tessera build writes it) in Tessera's PTX
+interpreter on the same inputs (same --input, --output and --verify semantics; --verify compares
+with the reference interpreter bit for bit, the targets of a float += with a contraction within
+1e-4), and prints, per entry, the shared-memory wavefronts per warp instruction it measured
+beside the bank-conflict degrees the build proved. No GPU has to be present; scripts/gpu_check.sh
+stays the check on a real one.
 
 --target gpu (a build with `cargo build --features cuda`: the driver, libcuda, is loaded when
 the run starts) runs the kernel's PTX on CUDA device 0: emitted for sm_90 on a device of compute
@@ -85,6 +120,50 @@ pub struct RunArgs<'a> {
     pub interpret: bool,
     /// Run the kernel's PTX on the GPU (`--target gpu`, the `cuda` feature).
     pub gpu: bool,
+    /// Run the kernel's PTX in the PTX interpreter (`--target ptx-sim`).
+    pub ptx_sim: bool,
+    /// Read and write `.npy` files as the tensors' raw buffers (`--storage`) rather than as
+    /// arrays by shape and strides.
+    pub storage: bool,
+    /// The most bytes the run's buffers may take (`--max-memory`; `None`: half the physical
+    /// memory).
+    pub max_memory: Option<u64>,
+}
+
+/// The default of `--max-memory`: half the physical memory (`/proc/meminfo`), or 4 GiB where
+/// that cannot be read.
+pub fn default_max_memory() -> u64 {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| {
+            let line = m.lines().find(|l| l.starts_with("MemTotal:"))?;
+            let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+            Some(kib.saturating_mul(1024) / 2)
+        })
+        .unwrap_or(4 << 30)
+}
+
+/// Reads a byte count: digits with an optional suffix `K`, `M`, `G` or `T` (powers of 1024).
+///
+/// ```
+/// use tessera::run::parse_bytes;
+/// assert_eq!(parse_bytes("4G"), Ok(4 << 30));
+/// assert!(parse_bytes("99999999999T").is_err());
+/// ```
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let (digits, shift) = match t.char_indices().last() {
+        Some((i, 'K' | 'k')) => (&t[..i], 10),
+        Some((i, 'M' | 'm')) => (&t[..i], 20),
+        Some((i, 'G' | 'g')) => (&t[..i], 30),
+        Some((i, 'T' | 't')) => (&t[..i], 40),
+        _ => (t, 0),
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(1u64 << shift))
+        .ok_or_else(|| format!("--max-memory: '{s}' is not a byte count (e.g. 4G, 512M, 1000000)"))
 }
 
 /// The error of `--target gpu` in a build without the `cuda` feature.
@@ -152,8 +231,8 @@ fn pair<'s>(s: &'s str, what: &str) -> Result<(&'s str, &'s str), String> {
         .ok_or_else(|| format!("{what}: expected NAME=VALUE, got '{s}'"))
 }
 
-/// Seeded random values for a buffer (xorshift64*).
-fn random(elem: ElemType, len: usize, seed: u64) -> Buffer {
+/// Seeded random values for a buffer (xorshift64*), or an error when the memory cannot be had.
+fn random(elem: ElemType, len: usize, seed: u64) -> Result<Buffer, String> {
     let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     let mut next = move || {
         x ^= x >> 12;
@@ -162,14 +241,16 @@ fn random(elem: ElemType, len: usize, seed: u64) -> Buffer {
         x.wrapping_mul(0x2545_F491_4F6C_DD1D)
     };
     let mut unit = || (next() >> 40) as f64 / (1u64 << 23) as f64 - 1.0;
-    match elem {
-        ElemType::F32 => Buffer::F32((0..len).map(|_| unit() as f32).collect()),
-        ElemType::F64 => Buffer::F64((0..len).map(|_| unit()).collect()),
-        ElemType::I32 => Buffer::I32((0..len).map(|_| (unit() * 100.0).floor() as i32).collect()),
-        ElemType::I64 => Buffer::I64((0..len).map(|_| (unit() * 100.0).floor() as i64).collect()),
-        ElemType::F16 => Buffer::F16((0..len).map(|_| f16::from_f64(unit())).collect()),
-        ElemType::BF16 => Buffer::BF16((0..len).map(|_| bf16::from_f64(unit())).collect()),
+    let mut b = Buffer::try_zeros(elem, len).map_err(|_| format!("cannot allocate {len} elements"))?;
+    match &mut b {
+        Buffer::F32(v) => v.iter_mut().for_each(|x| *x = unit() as f32),
+        Buffer::F64(v) => v.iter_mut().for_each(|x| *x = unit()),
+        Buffer::I32(v) => v.iter_mut().for_each(|x| *x = (unit() * 100.0).floor() as i32),
+        Buffer::I64(v) => v.iter_mut().for_each(|x| *x = (unit() * 100.0).floor() as i64),
+        Buffer::F16(v) => v.iter_mut().for_each(|x| *x = f16::from_f64(unit())),
+        Buffer::BF16(v) => v.iter_mut().for_each(|x| *x = bf16::from_f64(unit())),
     }
+    Ok(b)
 }
 
 /// Without the `cuda` feature there is no device: unreachable.
@@ -216,19 +297,10 @@ pub fn run_kernel(a: &RunArgs<'_>) -> i32 {
             }
         ));
     };
-    let mut bindings: HashMap<String, i64> = HashMap::new();
-    for b in a.binds.iter().flat_map(|b| b.split(',')) {
-        let (n, v) = match pair(b, "--bind") {
-            Ok(p) => p,
-            Err(e) => return bad(e),
-        };
-        let Ok(v) = v.parse::<i64>() else {
-            return bad(format_args!("--bind {n}: '{v}' is not an integer"));
-        };
-        if bindings.insert(n.to_string(), v).is_some() {
-            return bad(format_args!("--bind {n}: bound twice"));
-        }
-    }
+    let bindings = match read_binds(a.binds, k) {
+        Ok(b) => b,
+        Err(e) => return bad(e),
+    };
     if !(a.timeout.is_finite() && a.timeout > 0.0) {
         return bad("--timeout must be a positive number of seconds");
     }
@@ -301,22 +373,63 @@ pub fn run_kernel(a: &RunArgs<'_>) -> i32 {
             m[0]
         ));
     }
-    let mut buffers = Vec::with_capacity(k.tensors.len());
-    for (i, t) in k.tensors.iter().enumerate() {
+    let mut forms = Vec::with_capacity(k.tensors.len());
+    for t in &k.tensors {
         let len = match t.cosize.eval(&bindings) {
-            Ok(c) if c >= 0 => c as usize,
-            Ok(c) => return bad(format_args!("tensor {}: cosize {c} is negative", t.name)),
+            Ok(c) => match usize::try_from(c) {
+                Ok(c) => c,
+                Err(_) => return bad(format_args!("tensor {}: buffer length {c} is negative", t.name)),
+            },
             Err(e) => return bad(format_args!("tensor {}: cosize {}: {e}", t.name, t.cosize)),
         };
+        match Strided::of(t, &bindings, len) {
+            Ok(f) => forms.push(f),
+            Err(e) => return bad(e),
+        }
+    }
+    // The buffers (and, for --verify and --bench, their copies) within the memory limit.
+    let copies: u64 = if a.verify || a.bench { 2 } else { 1 };
+    let total = forms.iter().try_fold(0u64, |sum, f| {
+        (f.len as u64)
+            .checked_mul(f.elem.bytes() as u64)
+            .and_then(|b| b.checked_mul(copies))
+            .and_then(|b| sum.checked_add(b))
+    });
+    let limit = a.max_memory.unwrap_or_else(default_max_memory);
+    match total {
+        Some(t) if t <= limit => {}
+        _ => {
+            let sizes: Vec<String> = forms
+                .iter()
+                .map(|f| format!("{}: {} elements", f.name, f.len))
+                .collect();
+            return bad(format_args!(
+                "kernel {}: its buffers need {} bytes{} ({}), over the limit of {limit} bytes (--max-memory)",
+                k.name,
+                total.map_or("more than 2^64".to_string(), |t| t.to_string()),
+                if copies == 2 {
+                    " with the copies --verify and --bench keep"
+                } else {
+                    ""
+                },
+                sizes.join(", ")
+            ));
+        }
+    }
+    let mut buffers = Vec::with_capacity(k.tensors.len());
+    for (i, (t, form)) in k.tensors.iter().zip(&forms).enumerate() {
         let b = match inputs.get(t.name.as_str()) {
             Some(f) => match std::fs::read(f)
                 .map_err(|e| e.to_string())
-                .and_then(|x| npy::read(&x, t.elem, len))
+                .and_then(|x| npy::read(&x, form, a.storage))
             {
                 Ok(b) => b,
                 Err(e) => return bad(format_args!("--input {}={f}: {e}", t.name)),
             },
-            None => random(t.elem, len, a.seed.wrapping_add(i as u64)),
+            None => match random(t.elem, form.len, a.seed.wrapping_add(i as u64)) {
+                Ok(b) => b,
+                Err(e) => return bad(format_args!("tensor {}: {e}", t.name)),
+            },
         };
         buffers.push(b);
     }
@@ -326,6 +439,7 @@ pub fn run_kernel(a: &RunArgs<'_>) -> i32 {
     if threads == 0 {
         return bad("--threads must be at least 1");
     }
+    let mut failure = None;
     let engine = if let Some(gpu) = &gpu {
         match on_gpu(gpu, a, &proved, &bindings, &buffers, (threads, proof_time)) {
             Ok((b, engine)) => {
@@ -334,6 +448,13 @@ pub fn run_kernel(a: &RunArgs<'_>) -> i32 {
             }
             Err(code) => return code,
         }
+    } else if a.ptx_sim {
+        match ptx_sim(a, &proved, &bindings, &mut buffers) {
+            Ok(Some(e)) => failure = Some(e),
+            Ok(None) => {}
+            Err(code) => return code,
+        }
+        "its PTX (sm_80) in the PTX interpreter".to_string()
     } else if a.interpret {
         if let Err(e) = run(&proved, &bindings, &mut buffers) {
             return bad(format_args!("kernel {}: {e}", k.name));
@@ -355,27 +476,45 @@ pub fn run_kernel(a: &RunArgs<'_>) -> i32 {
             }
             match kernel_bench::compare(k, &want, &buffers, jit.bit_exact()) {
                 Ok(how) => println!("verify=ok ({how})"),
-                Err(e) => {
-                    eprintln!("error: kernel {}: --verify: {e}", k.name);
-                    return exit::INTERNAL;
-                }
+                Err(e) => failure = Some(format!("kernel {}: --verify: {e}", k.name)),
             }
         }
-        if a.bench {
+        if a.bench && failure.is_none() {
             let mut scratch = reference.unwrap_or_default();
             kernel_bench::report(k, &jit, &mut scratch, threads, &bindings, proof_time);
         }
         let paths: Vec<String> = jit.paths().iter().map(|p| p.to_string()).collect();
-        format!("the JIT on {threads} thread(s): {}", paths.join("; "))
+        // An unchecked kernel runs on one thread, in the interpreter's order.
+        let used = if proved.unchecked().is_some() { 1 } else { threads };
+        format!("the JIT on {used} thread(s): {}", paths.join("; "))
     };
+    // The outputs asked for are written even when --verify found a difference.
     for (t, f) in outputs {
-        let bytes = match npy::write(&buffers[t]) {
+        let form = &forms[t];
+        let bytes = if a.storage {
+            npy::write(&buffers[t], &[buffers[t].len() as i64], false)
+        } else {
+            form.gather(&buffers[t]).and_then(|colex| {
+                let (shape, fortran) = form.output_shape();
+                let data = if fortran || shape.iter().filter(|d| **d > 1).count() <= 1 {
+                    colex
+                } else {
+                    npy::reorder(&colex, &shape, false)
+                };
+                npy::write(&data, &shape, fortran)
+            })
+        };
+        let bytes = match bytes {
             Ok(b) => b,
             Err(e) => return bad(format_args!("--output {}: {e}", k.tensors[t].name)),
         };
         if let Err(e) = std::fs::write(f, bytes) {
             return bad(format_args!("--output {}={f}: {e}", k.tensors[t].name));
         }
+    }
+    if let Some(e) = failure {
+        eprintln!("error: {e}");
+        return exit::INTERNAL;
     }
     let lens: Vec<String> = k
         .tensors
@@ -385,4 +524,123 @@ pub fn run_kernel(a: &RunArgs<'_>) -> i32 {
         .collect();
     println!("ran kernel {} with {engine} ({})", k.name, lens.join(", "));
     exit::OK
+}
+
+/// `--target ptx-sim`: runs the kernel's PTX in the interpreter on `buffers`, prints each
+/// entry's measured shared-memory wavefronts beside the proved degrees, and with `--verify`
+/// compares with the reference interpreter (bit for bit, the targets of a float `+=` with a
+/// contraction within the tolerance: the staged GEMM fuses); the mismatch, if any, or the exit
+/// code of an error.
+fn ptx_sim(
+    a: &RunArgs<'_>,
+    proved: &Proved,
+    bindings: &HashMap<String, i64>,
+    buffers: &mut [Buffer],
+) -> Result<Option<String>, i32> {
+    let k = proved.kernel();
+    let reference = a.verify.then(|| buffers.to_vec());
+    let runs =
+        match tessera_codegen::ptx_sim::run_kernel(proved, bindings, buffers, tessera_codegen::Arch::Sm80) {
+            Ok(r) => r,
+            Err(e) => return Err(bad(format_args!("kernel {}: --target ptx-sim: {e}", k.name))),
+        };
+    for r in &runs {
+        let deg = |d: Option<i64>| d.map_or("not analysed".to_string(), |d| d.to_string());
+        let proved_degrees: Vec<String> = r
+            .entry
+            .stages
+            .iter()
+            .map(|s| {
+                format!(
+                    "{}: stores {}, loads {}",
+                    s.tensor,
+                    deg(s.store_degree),
+                    deg(s.load_degree)
+                )
+            })
+            .collect();
+        println!(
+            "ptx-sim {}: shared-memory wavefronts per warp instruction measured: stores {}, loads {}; proved: {}",
+            r.entry.name,
+            r.stats.store_wavefronts,
+            r.stats.load_wavefronts,
+            if proved_degrees.is_empty() {
+                "no stage".to_string()
+            } else {
+                proved_degrees.join("; ")
+            }
+        );
+    }
+    let Some(mut want) = reference else {
+        return Ok(None);
+    };
+    if let Err(e) = run(proved, bindings, &mut want) {
+        return Err(bad(format_args!(
+            "kernel {} (reference interpreter): {e}",
+            k.name
+        )));
+    }
+    let loose = kernel_bench::reordered_sums(k);
+    match kernel_bench::compare_runs(
+        k,
+        &want,
+        buffers,
+        &loose,
+        ["the reference interpreter", "the PTX interpreter"],
+    ) {
+        Ok(how) => {
+            println!("verify=ok ({how})");
+            Ok(None)
+        }
+        Err(e) => Ok(Some(format!("kernel {}: --verify: {e}", k.name))),
+    }
+}
+
+/// Reads the `--bind` arguments for kernel `k`: each name a parameter of the kernel, bound
+/// once, to an integer its facts admit (an error names the fact it violates).
+fn read_binds(binds: &[String], k: &Kernel) -> Result<HashMap<String, i64>, String> {
+    // The parameters the file declares (a kernel's tensors carry the file's facts).
+    let mut names = params_of(k);
+    let mut facts = HashMap::new();
+    for t in &k.tensors {
+        let f = tessera_verifier::facts(&Property::InBounds(t.layout.clone(), t.cosize.clone()));
+        for n in f.names() {
+            names.insert(n.to_string());
+            if let Some(pf) = f.get(n) {
+                facts.entry(n.to_string()).or_insert_with(|| pf.clone());
+            }
+        }
+    }
+    let mut bindings: HashMap<String, i64> = HashMap::new();
+    for b in binds.iter().flat_map(|b| b.split(',')) {
+        let (n, v) = pair(b, "--bind")?;
+        let Ok(v) = v.parse::<i64>() else {
+            return Err(format!("--bind {n}: '{v}' is not an integer"));
+        };
+        if !names.contains(n) {
+            let list: Vec<&str> = names.iter().map(String::as_str).collect();
+            return Err(format!(
+                "--bind {n}: the file of kernel {} declares no parameter {n} (its parameters: {})",
+                k.name,
+                if list.is_empty() {
+                    "none".to_string()
+                } else {
+                    list.join(", ")
+                }
+            ));
+        }
+        if let Some(f) = facts.get(n)
+            && !f.admits(v)
+        {
+            return Err(format!(
+                "--bind {n}={v} violates {} (the facts on {n}: {})",
+                crate::lang::violated(n, f, v),
+                crate::lang::facts_text(n, f)
+            ));
+        }
+        if bindings.insert(n.to_string(), v).is_some() {
+            return Err(format!("--bind {n}: bound twice"));
+        }
+    }
+    Ok(bindings)
 }

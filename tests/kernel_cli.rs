@@ -27,17 +27,14 @@ fn examples() -> String {
 }
 
 fn write_f32(path: &std::path::Path, v: &[f32]) {
-    use npyz::WriterBuilder;
-    let mut out = Vec::new();
-    let mut w = npyz::WriteOptions::new()
-        .default_dtype()
-        .shape(&[v.len() as u64])
-        .writer(&mut out)
-        .begin_nd()
-        .unwrap();
-    w.extend(v.iter()).unwrap();
-    w.finish().unwrap();
-    std::fs::write(path, out).unwrap();
+    write_shaped(path, v, &[v.len() as i64], false);
+}
+
+/// An `.npy` file of `shape` whose data, in the file's order, is `v`.
+fn write_shaped(path: &std::path::Path, v: &[f32], shape: &[i64], fortran: bool) {
+    let bytes =
+        tessera::npy::write(&tessera::codegen::kernel::Buffer::F32(v.to_vec()), shape, fortran).unwrap();
+    std::fs::write(path, bytes).unwrap();
 }
 
 fn read_f32(path: &std::path::Path) -> Vec<f32> {
@@ -50,7 +47,8 @@ fn transpose_through_npy_files() {
     let d = dir("transpose");
     let (m, n) = (64usize, 32usize);
     let src: Vec<f32> = (0..m * n).map(|x| x as f32).collect();
-    write_f32(&d.join("src.npy"), &src);
+    // src is (M,N):(1,M): a Fortran-order 64x32 array.
+    write_shaped(&d.join("src.npy"), &src, &[64, 32], true);
     let (code, out, err) = tessera(&[
         "run",
         &examples(),
@@ -135,7 +133,8 @@ fn bad_inputs_are_errors_with_exit_code_3() {
         let mut out = Vec::new();
         let mut w = npyz::WriteOptions::new()
             .default_dtype()
-            .shape(&[2048])
+            .shape(&[64, 32])
+            .order(npyz::Order::Fortran)
             .writer(&mut out)
             .begin_nd()
             .unwrap();
@@ -153,7 +152,7 @@ fn bad_inputs_are_errors_with_exit_code_3() {
                 "--input".into(),
                 format!("src={}", d.join("short.npy").display()),
             ],
-            "10 elements (shape [10]) where the tensor's cosize is 2048",
+            "tensor src needs shape (64, 32) with strides (1, 64) (in elements, Fortran order); got shape (10,)",
         ),
         (
             vec![
@@ -188,7 +187,7 @@ fn bad_inputs_are_errors_with_exit_code_3() {
         ),
         (
             vec!["--bind".into(), "M=33,N=32".into()],
-            "M=33 is not admitted by the facts of M",
+            "--bind M=33 violates M % 32 == 0",
         ),
         (
             vec!["--bind".into(), "M=x".into()],
@@ -391,7 +390,7 @@ fn a_round_trip_through_numpy() {
     let d = dir("numpy");
     let (src, dst) = (d.join("src.npy"), d.join("dst.npy"));
     let write = format!(
-        "import numpy as np; np.save({:?}, (np.arange(64*32, dtype=np.float32) * 0.25).astype('<f4'))",
+        "import numpy as np; np.save({:?}, np.asfortranarray((np.arange(64*32, dtype=np.float32) * 0.25).reshape(64, 32)))",
         src.display().to_string()
     );
     let o = py(&write).unwrap();
@@ -409,11 +408,11 @@ fn a_round_trip_through_numpy() {
         &format!("dst={}", dst.display()),
     ]);
     assert_eq!(code, 0, "{err}");
-    // src is column-major (M,N):(1,M), dst row-major (M,N):(N,1): dst, read as a C-order
-    // 64x32 array, equals src read as a Fortran-order one.
+    // src is column-major (M,N):(1,M), dst row-major (M,N):(N,1): both files hold the same
+    // 64x32 array, src in Fortran order, dst in C order.
     let check = format!(
-        "import numpy as np; s = np.load({:?}); t = np.load({:?}); assert t.dtype == np.float32 and t.shape == (2048,); \
-         assert (t.reshape(64, 32) == s.reshape(64, 32, order='F')).all()",
+        "import numpy as np; s = np.load({:?}); t = np.load({:?}); assert t.dtype == np.float32 and t.shape == (64, 32); \
+         assert t.flags['C_CONTIGUOUS'] and s.flags['F_CONTIGUOUS'] and (t == s).all()",
         src.display().to_string(),
         dst.display().to_string()
     );

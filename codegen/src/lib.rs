@@ -39,6 +39,7 @@ mod names;
 mod plan;
 mod ptx;
 mod ptx_kernel;
+pub mod ptx_sim;
 mod rust;
 mod signature;
 
@@ -52,7 +53,7 @@ pub use lang::Lang;
 pub use names::sanitize;
 pub use ptx_kernel::{
     Arch, Entry, MAX_POINTS_PER_THREAD, MAX_THREADS, PtxKernel, StageReport, emit_kernel, emit_module,
-    stage_banks,
+    emit_module_within, stage_banks,
 };
 pub use signature::{Assumption, Signature};
 

@@ -2,15 +2,19 @@
 //!
 //! The arrays are copied: `tessera::jit::Kernel::run` takes owned buffers
 //! (`tessera::codegen::kernel::Buffer`, a `Vec` per tensor), and pyo3's buffer protocol API is
-//! not part of the abi3 (Python 3.9) build. Each array's memory is read with NumPy's
-//! `tobytes(order="A")` (its storage order) and written back, for the arrays the kernel
-//! changed, through a flat view of the array (`reshape(-1, order="A")`), so the caller's array
-//! object is updated in place.
+//! not part of the abi3 (Python 3.9) build. An array is checked against its tensor's shape and
+//! strides (`tessera::kernel::Strided`), its elements read with NumPy's `tobytes(order="F")`
+//! (colexicographic order) and scattered to the layout's offsets; for the arrays the kernel
+//! changed, the elements are gathered back and assigned by coordinate (`a[...] = ..`), so the
+//! caller's array object, whatever its strides, is updated in place. With `storage=True` an
+//! array is the raw buffer (`tobytes(order="A")`, written back through `reshape(-1,
+//! order="A")`).
 
 #[allow(unused_imports)]
 use crate::*;
 use std::collections::HashMap;
 use tessera::codegen::kernel::{Buffer, ElemType};
+use tessera::kernel::Strided;
 
 /// The element type of a NumPy dtype (`dtype.str`, little-endian): float32, float64, int32,
 /// int64, float16, and uint16 holding bfloat16 bits.
@@ -26,14 +30,17 @@ fn elem_of(dtype: &str) -> Option<ElemType> {
     })
 }
 
-/// One array argument: its buffer, and its bytes as read (to write back only what changed).
+/// One array argument: its buffer, its array's elements as read (Fortran order, or the raw
+/// storage), to write back only what changed, and its shape.
 struct Arg {
     buffer: Buffer,
     bytes: Vec<u8>,
+    shape: Vec<i64>,
 }
 
-/// Reads array `name`: a contiguous NumPy array (C or Fortran order) of a supported dtype.
-fn read_array(name: &str, a: &Bound<'_, PyAny>) -> PyResult<Arg> {
+/// The dtype, shape and strides (in elements; `None` when a stride is no whole number of
+/// elements) of array `name`.
+fn describe(name: &str, a: &Bound<'_, PyAny>) -> PyResult<(ElemType, Vec<i64>, Option<Vec<i64>>)> {
     let bad_arg = |m: String| PyTypeError::new_err(format!("run(): tensor '{name}': {m}"));
     let dtype: String = a
         .getattr("dtype")
@@ -45,36 +52,81 @@ fn read_array(name: &str, a: &Bound<'_, PyAny>) -> PyResult<Arg> {
             "dtype {dtype} is not float32, float64, int32, int64, float16 or uint16 (bfloat16 bits), little-endian"
         ))
     })?;
-    let flags = a.getattr("flags")?;
-    let contiguous =
-        flags.getattr("c_contiguous")?.is_truthy()? || flags.getattr("f_contiguous")?.is_truthy()?;
-    if !contiguous {
-        return Err(bad_arg(
-            "the array is not contiguous (pass numpy.ascontiguousarray(a))".into(),
-        ));
-    }
-    let bytes: Vec<u8> = a.call_method1("tobytes", ("A",))?.extract()?;
-    Ok(Arg {
-        buffer: Buffer::from_le_bytes(elem, &bytes),
-        bytes,
-    })
+    let shape: Vec<i64> = a.getattr("shape")?.extract()?;
+    let strides: Vec<i64> = a.getattr("strides")?.extract()?;
+    let item = elem.bytes() as i64;
+    let strides = strides
+        .iter()
+        .map(|s| (s % item == 0).then_some(s / item))
+        .collect::<Option<Vec<i64>>>();
+    Ok((elem, shape, strides))
 }
 
-/// `run(file, kernel, bind=None, threads=None, **arrays)`: proves kernel `kernel` of the check
-/// file (for every value its facts admit, or else at the bindings), compiles it for the
-/// bindings (`{"M": 64}`) and runs it over the NumPy arrays named after its tensors, each
-/// holding the tensor's memory (exactly its cosize elements, C or Fortran contiguous). The
-/// arrays the kernel writes are updated in place. A refuted or unknown proof raises
-/// `LayoutError` naming why, and nothing runs. The GIL is released while proving and running.
-/// The arrays are copied in and out (see the module's documentation).
+/// Reads array `name` for tensor `form`: by its shape and strides (see
+/// `tessera::kernel::Strided`), or, with `storage`, as the tensor's raw buffer (a contiguous
+/// array of exactly the buffer's length, read in its storage order).
+fn read_array(form: &Strided, a: &Bound<'_, PyAny>, storage: bool) -> PyResult<Arg> {
+    let name = &form.name;
+    let bad_arg = |m: String| PyTypeError::new_err(format!("run(): tensor '{name}': {m}"));
+    let (elem, shape, strides) = describe(name, a)?;
+    if elem != form.elem {
+        return Err(bad_arg(format!(
+            "dtype {} where the tensor's element type {} needs {}",
+            tessera::npy::dtype(elem),
+            form.elem.name(),
+            tessera::npy::dtype(form.elem)
+        )));
+    }
+    if storage {
+        let flags = a.getattr("flags")?;
+        let contiguous =
+            flags.getattr("c_contiguous")?.is_truthy()? || flags.getattr("f_contiguous")?.is_truthy()?;
+        if !contiguous {
+            return Err(bad_arg(
+                "storage=True takes the raw buffer: a contiguous array (this one is a strided view)".into(),
+            ));
+        }
+        let bytes: Vec<u8> = a.call_method1("tobytes", ("A",))?.extract()?;
+        let buffer = Buffer::from_le_bytes(elem, &bytes);
+        if buffer.len() != form.len {
+            return Err(bad_arg(format!(
+                "storage=True: {} elements where its buffer holds {}",
+                buffer.len(),
+                form.len
+            )));
+        }
+        return Ok(Arg { buffer, bytes, shape });
+    }
+    form.accept(&shape, strides.as_deref())
+        .map_err(|e| PyValueError::new_err(format!("run(): {e}")))?;
+    // The elements in colexicographic order of their coordinates.
+    let bytes: Vec<u8> = a.call_method1("tobytes", ("F",))?.extract()?;
+    let buffer = form
+        .scatter(&Buffer::from_le_bytes(elem, &bytes))
+        .map_err(|e| PyValueError::new_err(format!("run(): {e}")))?;
+    Ok(Arg { buffer, bytes, shape })
+}
+
+/// `run(file, kernel, bind=None, threads=None, storage=False, **arrays)`: proves kernel
+/// `kernel` of the check file (for every value its facts admit, or else at the bindings),
+/// compiles it for the bindings (`{"M": 64}`) and runs it over the NumPy arrays named after its
+/// tensors. Each array is read by its shape and strides: a tensor `T : f32[L]` takes an array
+/// of `L`'s shape (its top-level modes, or its leaves) whose strides in elements are `L`'s; any
+/// other array raises `ValueError` with the expected shape and strides and the NumPy fix
+/// (`np.asfortranarray(a)`, `a.T`, `a.reshape(..)`). With `storage=True` each array is the
+/// tensor's raw buffer instead (contiguous, exactly its length, in storage order). The arrays
+/// the kernel writes are updated in place. A refuted or unknown proof raises `LayoutError`
+/// naming why, and nothing runs. The GIL is released while proving and running. The arrays
+/// are copied in and out (see the module's documentation).
 #[pyfunction]
-#[pyo3(signature = (file, kernel, bind = None, threads = None, **arrays))]
+#[pyo3(signature = (file, kernel, bind = None, threads = None, storage = false, **arrays))]
 pub(crate) fn run(
     py: Python<'_>,
     file: std::path::PathBuf,
     kernel: &str,
     bind: Option<HashMap<String, i64>>,
     threads: Option<usize>,
+    storage: bool,
     arrays: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<()> {
     let path = file.to_string_lossy().to_string();
@@ -86,6 +138,7 @@ pub(crate) fn run(
         .detach(|| tessera::jit::Kernel::compile(&module, kernel, &bindings))
         .map_err(|e| bad(format!("{kernel}: {e}")))?;
     let names: Vec<String> = k.tensors().iter().map(|s| s.to_string()).collect();
+    let forms = k.arrays().map_err(|e| bad(format!("{kernel}: {e}")))?;
     let empty = PyDict::new(py);
     let arrays = arrays.unwrap_or(&empty);
     for key in arrays.keys() {
@@ -99,11 +152,11 @@ pub(crate) fn run(
     }
     let mut objs = Vec::new();
     let mut args = Vec::new();
-    for n in &names {
+    for (n, form) in names.iter().zip(&forms) {
         let a = arrays
             .get_item(n)?
             .ok_or_else(|| PyTypeError::new_err(format!("run(): missing the array of tensor '{n}'")))?;
-        args.push(read_array(n, &a)?);
+        args.push(read_array(form, &a, storage)?);
         objs.push(a);
     }
     let mut buffers: Vec<Buffer> = args
@@ -121,25 +174,39 @@ pub(crate) fn run(
     result.map_err(|e| bad(format!("{kernel}: {e}")))?;
     // The arrays the kernel changed, each checked writeable before any is written.
     let mut changed = Vec::new();
-    for ((a, arg), b) in objs.iter().zip(&args).zip(&buffers) {
-        let out = b.to_le_bytes();
+    for (((a, arg), b), form) in objs.iter().zip(&args).zip(&buffers).zip(&forms) {
+        let out = if storage {
+            b.to_le_bytes()
+        } else {
+            form.gather(b)
+                .map_err(|e| bad(format!("{kernel}: {e}")))?
+                .to_le_bytes()
+        };
         if out != arg.bytes {
             if !a.getattr("flags")?.getattr("writeable")?.is_truthy()? {
                 return Err(PyValueError::new_err(
                     "run(): the kernel wrote a read-only array; no array was updated",
                 ));
             }
-            changed.push((a, out));
+            changed.push((a, out, &arg.shape));
         }
     }
     let np = py.import("numpy")?;
-    for (a, out) in changed {
+    for (a, out, shape) in changed {
         let dtype = a.getattr("dtype")?;
         let fresh = np.call_method1("frombuffer", (pyo3::types::PyBytes::new(py, &out), dtype))?;
         let kw = PyDict::new(py);
-        kw.set_item("order", "A")?;
-        let flat = a.call_method("reshape", (-1,), Some(&kw))?;
-        flat.set_item(pyo3::types::PySlice::full(py), fresh)?;
+        if storage {
+            // The raw buffer, in the array's storage order.
+            kw.set_item("order", "A")?;
+            let flat = a.call_method("reshape", (-1,), Some(&kw))?;
+            flat.set_item(pyo3::types::PySlice::full(py), fresh)?;
+        } else {
+            // The elements in Fortran order, put back by coordinate (any strides).
+            kw.set_item("order", "F")?;
+            let shaped = fresh.call_method("reshape", (PyTuple::new(py, shape)?,), Some(&kw))?;
+            a.set_item(py.Ellipsis(), shaped)?;
+        }
     }
     Ok(())
 }

@@ -25,6 +25,9 @@ pub struct TensorDecl {
     pub layout: String,
     /// Where the layout's text starts.
     pub layout_pos: Pos,
+    /// The buffer's length when stated (`f32[VIEW] of 16`), with where it is; else the buffer
+    /// is the layout's cosize.
+    pub buffer: Option<(i64, Pos)>,
 }
 
 /// `name:size` in a kernel's `tile` clause.

@@ -17,6 +17,7 @@
 //! for broadcast); its top-level modes are its dimensions. Statements are einsum-style: `=`
 //! assigns, `+=` sums over the indices that appear only on the right.
 
+mod array;
 mod ast;
 mod error;
 mod parse;
@@ -24,6 +25,7 @@ mod sema;
 mod tensor;
 mod types;
 
+pub use array::{Form, Strided, contiguous};
 pub use ast::{
     AccessDecl, AssignOp, Call, ExprDecl, ExprKind, IndexUse, KernelDecl, Pos, StmtDecl, TensorDecl, TileDecl,
 };

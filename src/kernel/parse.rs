@@ -394,8 +394,29 @@ pub fn parse_tensor(code: &str, line: usize) -> Result<TensorDecl, KernelError> 
         return Err(p.expected("'[' and the layout"));
     }
     let open = p.col();
-    // The layout runs to the last token, which must be the closing ']'.
-    let last = p.toks.len().saturating_sub(2);
+    // The layout runs to the last token, which must be the closing ']', or to the ']' before
+    // a trailing `of N` (the buffer's length).
+    let n = p.toks.len();
+    let stated = n >= 4
+        && matches!(&p.toks[n - 3].tok, Tok::Name(w) if w == "of")
+        && matches!(p.toks[n - 2].tok, Tok::Int(_))
+        && p.toks[n - 4].tok == Tok::Punct(']');
+    let buffer = if stated {
+        let Tok::Int(v) = p.toks[n - 2].tok else {
+            unreachable!("matched above")
+        };
+        let at = p.toks[n - 2].col;
+        if v < 1 {
+            return Err(p.err_at(
+                at,
+                ErrorKind::Syntax(format!("a buffer of {v} elements: the length must be positive")),
+            ));
+        }
+        Some((v, p.pos_of(at)))
+    } else {
+        None
+    };
+    let last = n.saturating_sub(if stated { 4 } else { 2 });
     if last <= p.k || p.toks[last].tok != Tok::Punct(']') {
         p.k = p.toks.len() - 1;
         return Err(p.expected("']' closing the layout at the end of the line"));
@@ -411,6 +432,7 @@ pub fn parse_tensor(code: &str, line: usize) -> Result<TensorDecl, KernelError> 
         elem,
         layout,
         layout_pos: p.pos_of(open + 1),
+        buffer,
     })
 }
 

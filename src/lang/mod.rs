@@ -227,7 +227,14 @@ pub fn facts_text(n: &str, f: &tessera_ir::sym::ParamFacts) -> String {
 }
 
 /// The facts on `n` that the value `v` violates, in the declaration language.
-fn violated(n: &str, f: &tessera_ir::sym::ParamFacts, v: i64) -> String {
+///
+/// ```
+/// use tessera_ir::sym::Facts;
+/// let mut facts = Facts::default();
+/// facts.declare("M where M % 32 == 0, 32 <= M <= 64").unwrap();
+/// assert_eq!(tessera::lang::violated("M", facts.get("M").unwrap(), 33), "M % 32 == 0");
+/// ```
+pub fn violated(n: &str, f: &tessera_ir::sym::ParamFacts, v: i64) -> String {
     let mut out = Vec::new();
     if v < f.lo {
         out.push(format!("{n} >= {}", f.lo));

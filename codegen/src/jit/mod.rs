@@ -31,6 +31,7 @@ mod gemm;
 mod index;
 mod kernel;
 mod loops;
+mod nan;
 
 pub use copy::{CopyKernel, CopyMode, CopySpec};
 pub use gemm::{GemmKernel, GemmSpec};

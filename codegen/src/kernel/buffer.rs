@@ -33,6 +33,31 @@ impl Buffer {
         }
     }
 
+    /// A buffer of `len` zeros of type `ty`, or an error when the memory cannot be had (a
+    /// fallible allocation: never an abort).
+    ///
+    /// ```
+    /// use tessera_codegen::kernel::{Buffer, ElemType};
+    /// assert_eq!(Buffer::try_zeros(ElemType::I32, 2).unwrap(), Buffer::I32(vec![0, 0]));
+    /// assert!(Buffer::try_zeros(ElemType::F64, usize::MAX / 2).is_err());
+    /// ```
+    pub fn try_zeros(ty: ElemType, len: usize) -> Result<Buffer, std::collections::TryReserveError> {
+        fn zeros<T: Clone>(len: usize, z: T) -> Result<Vec<T>, std::collections::TryReserveError> {
+            let mut v = Vec::new();
+            v.try_reserve_exact(len)?;
+            v.resize(len, z);
+            Ok(v)
+        }
+        Ok(match ty {
+            ElemType::F32 => Buffer::F32(zeros(len, 0.0)?),
+            ElemType::F64 => Buffer::F64(zeros(len, 0.0)?),
+            ElemType::I32 => Buffer::I32(zeros(len, 0)?),
+            ElemType::I64 => Buffer::I64(zeros(len, 0)?),
+            ElemType::F16 => Buffer::F16(zeros(len, f16::ZERO)?),
+            ElemType::BF16 => Buffer::BF16(zeros(len, bf16::ZERO)?),
+        })
+    }
+
     /// Its element type.
     pub fn elem(&self) -> ElemType {
         match self {

@@ -14,8 +14,13 @@
 //! * Compute types: `f32` for `f32`, `f16` and `bf16` (f16/bf16 are widened exactly on load and
 //!   rounded to nearest even on store), `f64`, `i32`, `i64`. Integer arithmetic wraps (two's
 //!   complement, as a compiled kernel's would), integer division truncates, and an integer
-//!   division by zero is an error. `fma` is fused (`mul_add`). Casts to integers saturate
-//!   (NaN becomes 0), as Rust's `as` does.
+//!   division by zero is an error. `fma` is fused (`mul_add`). Casts from floats to integers
+//!   saturate (NaN becomes 0), as Rust's `as` does; casts between integer types wrap (two's
+//!   complement).
+//! * NaN: a statement that computes its value (any operation, cast or `+=`) stores a NaN as the
+//!   canonical quiet NaN ([`canonical`]: `0x7fc00000` in f32, `0x7ff8000000000000` in f64,
+//!   `0x7e00` in f16, `0x7fc0` in bf16), whatever sign and payload the arithmetic gave; a plain
+//!   copy moves bits, NaN payloads included. The JIT follows the same rule.
 //! * Float `max`/`min` are IEEE 754-2019 `maximumNumber`/`minimumNumber`: a NaN operand is
 //!   ignored and `+0 > -0`. f16/bf16 narrowing rounds to nearest even ([`super::f32_to_f16`]).
 //! * The outer iteration order is row-major over the target's indices; it does not change the
@@ -34,10 +39,14 @@ use std::collections::HashMap;
 
 /// A value in its compute type.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) enum Scalar {
+pub enum Scalar {
+    /// `f32`, also the compute type of `f16` and `bf16`.
     F32(f32),
+    /// `f64`.
     F64(f64),
+    /// `i32`.
     I32(i32),
+    /// `i64`.
     I64(i64),
 }
 
@@ -241,7 +250,7 @@ fn run_stmt(
                     acc
                 }
             };
-            store(&mut bufs[s.target.tensor.index()], dst, v);
+            store(&mut bufs[s.target.tensor.index()], dst, canonical(v));
         }
         if !advance(&mut point, &outer, extents) {
             return Ok(());
@@ -288,6 +297,23 @@ fn eval(
         vals[n] = v;
     }
     Ok(vals[s.value.index()])
+}
+
+/// A computed value with a NaN replaced by the canonical quiet NaN (sign clear, quiet bit set,
+/// payload zero), the rule every backend follows for a value it computes (a plain copy moves
+/// bits instead): `0x7fc00000` in f32, which f16 and bf16 round to `0x7e00` and `0x7fc0`.
+///
+/// ```
+/// use tessera_codegen::kernel::{Scalar, canonical};
+/// let Scalar::F32(x) = canonical(Scalar::F32(f32::from_bits(0xffc0_0001))) else { panic!() };
+/// assert_eq!(x.to_bits(), 0x7fc0_0000);
+/// ```
+pub fn canonical(x: Scalar) -> Scalar {
+    match x {
+        Scalar::F32(v) if v.is_nan() => Scalar::F32(f32::from_bits(0x7fc0_0000)),
+        Scalar::F64(v) if v.is_nan() => Scalar::F64(f64::from_bits(0x7ff8_0000_0000_0000)),
+        x => x,
+    }
 }
 
 fn load(b: &Buffer, o: usize) -> Scalar {

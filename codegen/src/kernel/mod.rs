@@ -17,14 +17,14 @@ mod round;
 pub use bind::{check_bindings, params_of};
 pub use buffer::Buffer;
 pub use error::RunError;
-pub use interp::run;
-pub(crate) use interp::{Scalar, constant};
+pub(crate) use interp::constant;
+pub use interp::{Scalar, canonical, run};
 pub use ir::{
     Access, BinOp, ElemType, Index, IndexId, Kernel, Node, Op, Stage, Stmt, StoreKind, Tensor, TensorId,
     Tile, UnOp, ValueId,
 };
 pub use proof::{
-    Method, Obligation, ObligationKind, Proved, Refusal, kernel_verdict, obligation_property, obligations,
-    prove_kernel,
+    Method, Obligation, ObligationKind, Proved, QUICK_MS, Refusal, kernel_verdict, obligation_property,
+    obligations, prove_kernel, specialize,
 };
 pub use round::{bf16_to_f32, f16_to_f32, f32_to_bf16, f32_to_f16};

@@ -185,6 +185,38 @@ pub struct Proved {
     bound: Option<BTreeMap<String, i64>>,
 }
 
+/// The time limit, in milliseconds, of the proof for every value in [`Proved::check_at`] when
+/// the launch binds every parameter (the launch's own values are proved next, in full).
+pub const QUICK_MS: u64 = 1000;
+
+/// The kernel specialised at concrete parameter values: layouts, extents and cosizes as
+/// constants (`tessera build --bind`). The values are not checked against the facts here
+/// ([`super::check_bindings`] does that).
+///
+/// @pre `vals` binds every parameter of `k`.
+/// @post the result mentions no parameter.
+///
+/// ```
+/// use std::collections::HashMap;
+/// use std::sync::Arc;
+/// use tessera_codegen::kernel::*;
+/// use tessera_ir::sym::{Facts, SymInt};
+/// use tessera_verifier::Func;
+/// let mut facts = Facts::default();
+/// facts.declare("M where 1 <= M <= 64").unwrap();
+/// let layout = Func::parse("M:1", &Arc::new(facts)).unwrap();
+/// let Func::Layout(l) = &layout else { unreachable!() };
+/// let t = Tensor { name: "x".into(), elem: ElemType::F32, dims: vec![l.size().unwrap()],
+///     cosize: l.cosize().unwrap(), layout: layout.clone() };
+/// let k = Kernel { name: "k".into(), tensors: vec![t], indices: vec![], tiles: vec![],
+///     threads: vec![], stages: vec![], vector: None, stmts: vec![] };
+/// let s = specialize(&k, &HashMap::from([("M".to_string(), 8)])).unwrap();
+/// assert_eq!(s.tensors[0].cosize.to_string(), "8");
+/// ```
+pub fn specialize(k: &Kernel, vals: &HashMap<String, i64>) -> Result<Kernel, tessera_ir::Error> {
+    instantiate(k, vals)
+}
+
 /// The kernel at concrete parameter values: layouts, extents and cosizes as constants.
 fn instantiate(k: &Kernel, vals: &HashMap<String, i64>) -> Result<Kernel, tessera_ir::Error> {
     let lit = |s: &SymInt| s.eval(vals).map(SymInt::lit);
@@ -231,7 +263,8 @@ impl Proved {
         }
     }
 
-    /// Proves the kernel for every parameter value the facts admit, as [`Proved::check`] does;
+    /// Proves the kernel for every parameter value the facts admit, as [`Proved::check`] does
+    /// (within [`QUICK_MS`] when `bindings` bind every parameter admissibly);
     /// when that is not proved, proves it again at the launch's values `bindings` (each checked
     /// against its facts first), and the certificate then holds only for those values
     /// ([`Proved::bound`]: the interpreter refuses other values). A refutation or unknown at the
@@ -243,7 +276,19 @@ impl Proved {
         opts: &Options,
         unchecked: bool,
     ) -> Result<Proved, Refusal> {
-        let symbolic = kernel_verdict(&kernel, &prove_kernel(&kernel, opts));
+        // When the launch binds every parameter, the proof for every value gets at most
+        // `QUICK_MS`: past it the launch's own values are proved (with the full limit) at
+        // once, rather than after the whole timeout.
+        let bound_launch = !super::bind::params_of(&kernel).is_empty()
+            && super::bind::check_bindings(&kernel, bindings).is_ok();
+        let quick = Options {
+            timeout_ms: match opts.timeout_ms {
+                Some(t) if bound_launch => Some(t.min(QUICK_MS)),
+                None if bound_launch => Some(QUICK_MS),
+                t => t,
+            },
+        };
+        let symbolic = kernel_verdict(&kernel, &prove_kernel(&kernel, &quick));
         if symbolic == Verdict::Proved {
             return Ok(Proved {
                 kernel,

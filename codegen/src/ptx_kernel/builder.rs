@@ -254,18 +254,48 @@ impl Builder<'_> {
         v
     }
 
-    /// Stores `v` (the target's compute type) into `a` at `point`.
+    /// Stores the computed value `v` (the target's compute type) into `a` at `point`, a NaN as
+    /// the canonical NaN.
     pub(super) fn store(&mut self, a: &Access, point: &HashMap<IndexId, String>, v: &str) {
         let addr = self.address(a, point);
         let elem = self.k.tensors[a.tensor.index()].elem;
+        let v = self.canonical(elem, v);
+        self.ins(format!("st.global.{} [{addr}], {v}", store_suffix(elem)));
+    }
+
+    /// The computed value `v` (compute type of `elem`) as stored: a NaN replaced by the
+    /// canonical quiet NaN of the element type (`0x7fc00000`, `0x7ff8000000000000`, `0x7e00`,
+    /// `0x7fc0`: the rule of every backend, `crate::kernel::canonical`), f16 and bf16 rounded
+    /// to their bits (whose NaN is set after the rounding, whatever `cvt` makes of a NaN).
+    pub(super) fn canonical(&mut self, elem: ElemType, v: &str) -> String {
+        let (test, nan) = match elem {
+            ElemType::F64 => ("f64", "0d7FF8000000000000"),
+            ElemType::F32 | ElemType::F16 | ElemType::BF16 => ("f32", "0f7FC00000"),
+            _ => return v.to_string(),
+        };
+        let p = self.reg(Class::P);
+        self.ins(format!("setp.nan.{test} {p}, {v}, {v}"));
         match elem {
             ElemType::F16 | ElemType::BF16 => {
                 let h = self.reg(Class::H);
-                let to = if elem == ElemType::F16 { "f16" } else { "bf16" };
+                let (to, bits) = if elem == ElemType::F16 {
+                    ("f16", "0x7E00")
+                } else {
+                    ("bf16", "0x7FC0")
+                };
                 self.ins(format!("cvt.rn.{to}.f32 {h}, {v}"));
-                self.ins(format!("st.global.b16 [{addr}], {h}"));
+                self.ins(format!("selp.b16 {h}, {bits}, {h}, {p}"));
+                h
             }
-            t => self.ins(format!("st.global.{} [{addr}], {v}", suffix(t))),
+            _ => {
+                let r = self.reg(if elem == ElemType::F64 {
+                    Class::Fd
+                } else {
+                    Class::F
+                });
+                self.ins(format!("selp.{test} {r}, {nan}, {v}, {p}"));
+                r
+            }
         }
     }
 
@@ -446,5 +476,13 @@ impl Builder<'_> {
         self.ins(format!("add.s64 {c}, {c}, 1"));
         self.ins(format!("bra {head}"));
         self.put_label(&done);
+    }
+}
+
+/// The type suffix of a store of a stored value of `elem` (f16 and bf16 as their bits).
+pub(super) fn store_suffix(elem: ElemType) -> &'static str {
+    match elem {
+        ElemType::F16 | ElemType::BF16 => "b16",
+        t => suffix(t),
     }
 }

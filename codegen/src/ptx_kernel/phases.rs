@@ -180,19 +180,11 @@ pub(super) fn vector_body(
     }
     b.overrides.clear();
     let to = b.address(target, point);
-    match telem {
-        ElemType::F16 | ElemType::BF16 => {
-            let to_ty = if telem == ElemType::F16 { "f16" } else { "bf16" };
-            let hs: Vec<String> = outs
-                .iter()
-                .map(|v| {
-                    let h = b.reg(Class::H);
-                    b.ins(format!("cvt.rn.{to_ty}.f32 {h}, {v}"));
-                    h
-                })
-                .collect();
-            b.ins(format!("st.global.v{w}.b16 [{to}], {}", list(&hs)));
-        }
-        t => b.ins(format!("st.global.v{w}.{} [{to}], {}", suffix(t), list(&outs))),
-    }
+    // Computed values: a NaN stored as the canonical NaN, f16/bf16 rounded to their bits.
+    let outs: Vec<String> = outs.iter().map(|v| b.canonical(telem, v)).collect();
+    b.ins(format!(
+        "st.global.v{w}.{} [{to}], {}",
+        super::builder::store_suffix(telem),
+        list(&outs)
+    ));
 }

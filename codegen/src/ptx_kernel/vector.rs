@@ -11,8 +11,11 @@
 //!   sits at a multiple of `W` elements (the buffers themselves being 16-byte aligned, as
 //!   `cudaMalloc`'s are: an assumption of the launch).
 //!
-//! Both are equivalences of index expressions, proved by the verifier (enumeration or z3) over
-//! the symbolic domain. An access that does not use `x` is loaded once per lane (a broadcast),
+//! Both follow by structure where the layout is plain or offset, the index's mode one leaf of
+//! stride 1 and `W` divides the offset and every other stride (decided from the facts'
+//! divisors, before any solver); otherwise they are equivalences of index expressions, proved
+//! by the verifier (enumeration or z3) over the symbolic domain, within the build's
+//! `--timeout`. An access that does not use `x` is loaded once per lane (a broadcast),
 //! and so is a staged tensor, from its shared copy (its staging copy stays scalar).
 //! A refusal names the fact that failed.
 
@@ -46,13 +49,55 @@ fn modulo(e: &IndexExpr, w: i64, coord: Option<u32>) -> IndexExpr {
     b.finish(vec![("offset".into(), r)])
 }
 
-/// The plan of statement `s` of `k` under `vector W`, or the refusal naming the failed fact.
+/// Whether tensor `t`, indexed in dimension `dim` by the vectorised index, is contiguous and
+/// aligned along it by structure, before any solver: its layout is plain or offset (no
+/// swizzle), the mode of `dim` is one leaf of stride 1 (leaves of extent 1 aside), and `w`
+/// divides the offset and every other stride (decided on the symbolic values under the facts,
+/// whose congruences the algebra tracks as divisors: `N % 4 == 0` makes `4 | N`). Then the
+/// offset is `x + w * (..)`, so `offset % w == x % w` and `offset(x + 1) == offset(x) + 1`.
+fn by_structure(t: &crate::kernel::Tensor, dim: usize, w: i64) -> bool {
+    use tessera_ir::sym::SymInt;
+    use tessera_verifier::Func;
+    let (l, o) = match &t.layout {
+        Func::Layout(l) => (l, SymInt::zero()),
+        Func::Composed(c) if c.swizzle.is_none() => (&c.inner, c.offset.clone()),
+        Func::Composed(_) => return false,
+    };
+    let wd = SymInt::lit(w);
+    let divisible = |x: &SymInt| wd.divides(x) == Ok(true);
+    if !divisible(&o) {
+        return false;
+    }
+    for (m, mode) in l.modes().iter().enumerate() {
+        let leaves: Vec<(&SymInt, &tessera_ir::Stride<SymInt>)> = mode
+            .shape()
+            .leaves()
+            .iter()
+            .zip(mode.stride().leaves())
+            .filter(|(s, _)| !s.is(1))
+            .collect();
+        for (_, d) in &leaves {
+            let Some(d) = d.as_int() else { return false };
+            if m == dim {
+                if leaves.len() != 1 || !d.is(1) {
+                    return false;
+                }
+            } else if !divisible(d) {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// The plan of statement `s` of `k` under `vector W`, or the refusal naming the failed fact;
+/// the solver's proofs (after the structural one) each end by `timeout_ms`.
 pub(crate) fn plan(
     k: &Kernel,
     s: &Stmt,
     funcs: &[OffsetFunc],
     facts: &Arc<Facts>,
-    w: i64,
+    (w, timeout_ms): (i64, Option<u64>),
 ) -> Result<VectorPlan, EmitError> {
     let no = |m: String| EmitError::Unsupported(format!("vector {w}: {m}"));
     if s.kind != StoreKind::Assign {
@@ -81,13 +126,14 @@ pub(crate) fn plan(
         }
     };
     if !multiple {
-        return Err(no(format!(
-            "the extent {ext} of {name} is not proved a multiple of {w} (add a fact {ext} % {w} == 0)"
-        )));
+        return Err(no(match ext.as_const() {
+            Some(c) => format!("the extent {c} of {name} is not a multiple of {w}"),
+            None => format!(
+                "the extent {ext} of {name} is not proved a multiple of {w} (add a fact {ext} % {w} == 0)"
+            ),
+        }));
     }
-    let opts = Options {
-        timeout_ms: Some(10_000),
-    };
+    let opts = Options { timeout_ms };
     let mut accesses: Vec<&Access> = vec![&s.target];
     accesses.extend(s.nodes.iter().filter_map(|n| match &n.op {
         Op::Load(a) => Some(a),
@@ -118,6 +164,9 @@ pub(crate) fn plan(
                 )));
             }
         };
+        if by_structure(t, d as usize, w) {
+            continue;
+        }
         let f = &funcs[a.tensor.index()];
         let mut ranges: HashMap<Var, Interval> = f.ranges.clone();
         let v = Var::Coord(d);

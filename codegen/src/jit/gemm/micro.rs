@@ -117,6 +117,8 @@ pub(super) fn compile(
             let addr = b.ins().iadd(c, bytes);
             let old = b.ins().load(types::F32, flags, addr, 0);
             let new = b.ins().fadd(old, x);
+            // A computed value: a NaN is stored as the canonical NaN.
+            let new = crate::jit::nan::canonical(b, new);
             b.ins().store(flags, new, addr, 0);
         };
         // A whole tile: every element, no test.

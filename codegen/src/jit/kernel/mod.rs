@@ -230,7 +230,12 @@ impl CompiledKernel {
                 paths.push(StmtPath::Empty);
                 continue;
             }
-            if let Some(c) = copy_kernel(k, s, &codes, &extents, opts, &mut times) {
+            // An unchecked kernel's statements run as checked loop nests in the interpreter's
+            // order (see `compile_stmt`): no copy kernel, no GEMM.
+            let copy = (!unchecked)
+                .then(|| copy_kernel(k, s, &codes, &extents, opts, &mut times))
+                .flatten();
+            if let Some(c) = copy {
                 paths.push(StmtPath::Copy(c.0.mode()));
                 code.push(Code::Copy {
                     kernel: c.0,
@@ -239,7 +244,7 @@ impl CompiledKernel {
                 });
                 continue;
             }
-            if opts.gemm {
+            if opts.gemm && !unchecked {
                 let start = Instant::now();
                 if let Some((kernel, ids)) = matmul::compile_matmul(k, s, &codes, &extents) {
                     times.compile += start.elapsed();

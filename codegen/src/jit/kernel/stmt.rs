@@ -140,12 +140,17 @@ pub(crate) fn compile_stmt(
             })
             .count()
     };
-    let inner = *s
-        .outer
-        .iter()
-        .rev()
-        .max_by_key(|x| score(**x))
-        .expect("a statement has outer indices");
+    // An unchecked kernel runs in the interpreter's order (row-major over the target's
+    // indices, the last innermost), so colliding writes leave the interpreter's last writer.
+    let inner = if checked {
+        *s.outer.last().expect("a statement has outer indices")
+    } else {
+        *s.outer
+            .iter()
+            .rev()
+            .max_by_key(|x| score(**x))
+            .expect("a statement has outer indices")
+    };
     let order: Vec<IndexId> = s
         .outer
         .iter()
@@ -154,7 +159,12 @@ pub(crate) fn compile_stmt(
         .chain([inner])
         .collect();
     // Tile sizes, in the order of `s.outer`.
-    let declared: HashMap<IndexId, i64> = k.tiles.iter().map(|t| (t.index, t.size)).collect();
+    let declared: HashMap<IndexId, i64> = if checked {
+        // Tiles along the first index only, run in order: the interpreter's order.
+        HashMap::new()
+    } else {
+        k.tiles.iter().map(|t| (t.index, t.size)).collect()
+    };
     let mut sizes: Vec<i64> = s
         .outer
         .iter()
@@ -184,7 +194,7 @@ pub(crate) fn compile_stmt(
     let target = tensors[s.target.tensor.index()].elem;
     let copy = copy_source(k, s);
     let inner_tile = sizes[s.outer.iter().position(|x| *x == inner).expect("in outer")];
-    let modes = if (copy.is_some() || vectorizable_types(s, target)) && inner_tile >= 4 {
+    let modes = if !checked && (copy.is_some() || vectorizable_types(s, target)) && inner_tile >= 4 {
         lanes_along(s, inner, tensors, timeout_ms, proofs)
     } else {
         None

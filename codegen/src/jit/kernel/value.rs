@@ -189,6 +189,8 @@ impl Env<'_, '_> {
         let elem = self.tensors[a.tensor.index()].elem;
         let w = self.width();
         let lanes = if w == Width::Vector { 4 } else { 1 };
+        // A computed value: a NaN is stored as the canonical NaN (see `crate::jit::nan`).
+        let x = crate::jit::nan::canonical(b, x);
         let addr = self.address(b, a, point, lanes);
         let (flags, unaligned) = (MemFlagsData::trusted(), MemFlagsData::new().with_notrap());
         match (elem, w) {
