@@ -1,7 +1,21 @@
 #!/usr/bin/env bash
 # Installs what Tessera needs on a fresh Debian machine. Idempotent: installs only what is missing.
+#   scripts/setup.sh        what the main job needs (build, `tessera check examples/`, pictures):
+#                           pkg-config, z3, the fonts of PNG pictures.
+#   scripts/setup.sh --dev  also what the tests need (scripts/test.sh calls it): chromium,
+#                           ptxas and nvcc 13 (NVIDIA's wheels), NumPy, the Python environment
+#                           with maturin, pytest and PyCuTe.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+DEV=0
+for arg in "$@"; do
+  case "$arg" in
+    --dev) DEV=1 ;;
+    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
+    *) echo "setup: unknown argument '$arg' (--dev)" >&2; exit 2 ;;
+  esac
+done
 
 need_apt=()
 command -v pkg-config >/dev/null 2>&1 || need_apt+=(pkg-config)
@@ -9,13 +23,24 @@ pkg-config --exists z3 2>/dev/null || need_apt+=(libz3-dev)
 # The text of `tessera draw --format png` (resvg renders with the system's fonts).
 [ -e /usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf ] || need_apt+=(fonts-dejavu-core)
 # python3 -m venv, for the Python bindings' environment (Debian splits ensurepip out).
-python3 -c 'import ensurepip' >/dev/null 2>&1 || need_apt+=(python3-venv)
+if [ "$DEV" = 1 ]; then
+  python3 -c 'import ensurepip' >/dev/null 2>&1 || need_apt+=(python3-venv)
+fi
 if [ ${#need_apt[@]} -gt 0 ]; then
   SUDO=""
   if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then SUDO="sudo"; fi
   echo "setup: installing ${need_apt[*]}"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}"
+fi
+
+if ! command -v cargo >/dev/null 2>&1; then
+  echo "setup: cargo not found; install Rust 1.95 (rustup) first" >&2
+  exit 1
+fi
+if [ "$DEV" = 0 ]; then
+  echo "setup: ok (the main job; scripts/setup.sh --dev adds what the tests need)"
+  exit 0
 fi
 
 # Chromium, for the test that renders `tessera check --html` headless (tests/report_browser.rs):
@@ -103,8 +128,4 @@ if [ -z "${TESSERA_NO_CUTE_DSL:-}" ] && ! "$VENV/bin/python" -c 'import cutlass.
     echo "setup: $CUTE_DSL did not install; python/tests/test_cute_dsl.py will be skipped" >&2
 fi
 
-if ! command -v cargo >/dev/null 2>&1; then
-  echo "setup: cargo not found; install Rust 1.95 (rustup) first" >&2
-  exit 1
-fi
-echo "setup: ok"
+echo "setup: ok (with the tests' tools)"

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# The test command: set up the machine, then build and run every test, doc test and lint, and
+# The test command: set up the machine (`scripts/setup.sh --dev`), then build and run every test, doc test and lint, and
 # build the documentation with its links checked.
 # Benchmarks are compiled, not run (run them with `cargo bench`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+# The tests' tools too (chromium, ptxas, nvcc 13, NumPy, the Python environment).
+bash scripts/setup.sh --dev
 # The PTX tests fail, rather than skip, without ptxas.
 export TESSERA_REQUIRE_PTXAS=1
 cargo fmt --all --check

@@ -50,7 +50,8 @@ OUTPUT
   parsed is one bad-input result; the other files still run. --json, --junit FILE,
   --html FILE (a self-contained page: files collapsed with their counts, counterexamples,
   a filter for refuted and unknown assertions).
-  --timeout SECONDS bounds each assertion (z3, enumeration, re-checks): past it, unknown.
+  --timeout 2s (or 500ms, 1m; a bare number is seconds) bounds each assertion (z3,
+  enumeration, re-checks): past it, unknown.
   Each line names the prover that answered it: for equal(X, Y), egg (the expressions
   rewritten with the algebra's laws) or normal form (identical coalesced values); then the
   engine the portfolio chose by cost: F2 (linear algebra over GF(2) on the index bits, for

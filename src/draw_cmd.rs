@@ -29,7 +29,8 @@ EXAMPLES
   T{t}V{v}); with --banks, the shared-memory tile coloured by bank, each phase's conflicting
   words outlined and the degree of each phase (the verifier's) in the legend.
   At most 65536 cells: draw a slice (L[0:64, :]) or a tile of a larger layout.
-  The format is --format, else the extension of -o, else svg. Exit code 3 on bad input.
+  The format is --format, else the extension of -o (.svg, .tex, .png, .html; any other
+  extension is refused), else svg. Exit code 3 on bad input.
 ";
 
 /// The output formats.
@@ -167,10 +168,19 @@ fn picture(a: &DrawArgs, session: &Session) -> Result<Picture, Fail> {
     if !a.highlight.is_empty() {
         return Err(bad("--highlight names threads of a bank picture (--banks)"));
     }
-    if let Some(k) = kws.first() {
-        return Err(bad(format!(
-            "'{k}': NAME=VALUE keywords are for bank pictures (--banks)"
-        )));
+    // `elem=E` with a bank colouring of a layout: the bank of each element's first word.
+    let banked = matches!(color, Some(Color::Bank8 | Color::Bank16 | Color::Bank32));
+    let mut elem = 4;
+    for k in &kws {
+        match k.strip_prefix("elem=").map(str::parse::<i64>) {
+            Some(Ok(e)) if banked && a.tv.is_none() => elem = e,
+            _ => {
+                return Err(bad(format!(
+                    "'{k}': NAME=VALUE keywords are for bank pictures (--banks), and elem=E for a \
+                     layout coloured by bank (--color bank)"
+                )));
+            }
+        }
     }
     if let Some(tv) = &a.tv {
         if let Some(e) = exprs.first() {
@@ -189,13 +199,18 @@ fn picture(a: &DrawArgs, session: &Session) -> Result<Picture, Fail> {
         ));
     }
     match exprs.as_slice() {
-        [e] => drawn(draw::layout(&value(e)?, color.unwrap_or(Color::Index))),
+        [e] => drawn(draw::layout_of_elements(
+            &value(e)?,
+            color.unwrap_or(Color::Index),
+            elem,
+        )),
         [] => Err(bad("give a layout to draw, or --tv TV, or --banks SMEM --tv TV")),
         [_, extra, ..] => Err(bad(format!("one layout at a time: '{extra}' is one too many"))),
     }
 }
 
-/// The format: `--format`, else the output's extension, else SVG.
+/// The format: `--format`, else the output's extension, else SVG. An extension that names no
+/// format this command writes (`-o out.pdf`, `.jpg`) is refused rather than filled with SVG.
 fn format(a: &DrawArgs) -> Result<Format, String> {
     if let Some(f) = &a.format {
         return Format::parse(f).ok_or_else(|| format!("'{f}' is not a format (svg, tex, png, html)"));
@@ -205,7 +220,16 @@ fn format(a: &DrawArgs) -> Result<Format, String> {
         .as_deref()
         .and_then(|o| std::path::Path::new(o).extension())
         .and_then(|e| e.to_str());
-    Ok(ext.and_then(Format::parse).unwrap_or(Format::Svg))
+    match ext {
+        None => Ok(Format::Svg),
+        Some(e) => Format::parse(&e.to_ascii_lowercase()).ok_or_else(|| {
+            format!(
+                "-o {}: tessera draw writes svg, tex, png and html, not '.{e}' (name the file \
+                 .svg, .tex, .png or .html, or give --format)",
+                a.output.as_deref().unwrap_or_default()
+            )
+        }),
+    }
 }
 
 /// `tessera draw`: writes the picture and returns the exit code (0, or 3 for bad input, 4

@@ -17,6 +17,7 @@ pub mod check;
 pub mod cli;
 pub mod draw;
 pub mod draw_cmd;
+pub mod duration;
 pub mod emit;
 pub mod exit;
 #[cfg(feature = "cuda")]

@@ -6,6 +6,9 @@ use tessera::batch::{self, answer};
 use tessera::exit;
 use tessera::lang::Session;
 
+#[cfg(test)]
+mod flag_conventions;
+
 /// mimalloc: a line of `eval --batch` makes a handful of short-lived allocations, which it
 /// serves in about half the instructions of the system allocator.
 #[global_allocator]
@@ -38,11 +41,12 @@ enum Cmd {
         /// a filter for refuted and unknown assertions; nothing fetched from the network).
         #[arg(long, value_name = "FILE")]
         html: Option<String>,
-        /// Time limit per assertion, in seconds (positive); past it the assertion is unknown.
-        #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+        /// Time limit per assertion (500ms, 2s, 1m; a bare number is seconds); past it the
+        /// assertion is unknown.
+        #[arg(long, value_name = "DURATION", default_value = "60", value_parser = tessera::duration::parse_seconds)]
         timeout: f64,
-        /// Worker threads, at least 1 (default: every core).
-        #[arg(long, short = 'j', value_name = "N", value_parser = parse_jobs)]
+        /// Worker threads, at least 1 (default: every core); --threads is the same flag.
+        #[arg(long, short = 'j', visible_alias = "threads", value_name = "N", value_parser = parse_jobs)]
         jobs: Option<usize>,
         /// Provers of `equal` assertions: `auto` (egg rewriting, then normal forms, then z3)
         /// or `z3` (z3 alone, for comparisons).
@@ -50,7 +54,7 @@ enum Cmd {
         prover: tessera::check::Provers,
         /// The engine of every assertion: `auto` (the portfolio: F2, the structural engine,
         /// enumeration or z3, chosen by cost), or one forced: `enum`, `f2`, `z3`, `structural`.
-        #[arg(long, value_name = "auto|enum|f2|z3", default_value = "auto")]
+        #[arg(long, value_name = "auto|enum|f2|z3|structural", default_value = "auto")]
         engine: tessera_verifier::Engine,
     },
     /// Run a kernel of a check file, compiled with Cranelift (or, with --target gpu, as PTX on
@@ -126,8 +130,8 @@ enum Cmd {
         /// Write the PTX to this file (default: stdout).
         #[arg(short = 'o', long = "output", value_name = "FILE")]
         output: Option<String>,
-        /// Time limit of each proof obligation, in seconds.
-        #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+        /// Time limit of each proof obligation (500ms, 2s, 1m; a bare number is seconds).
+        #[arg(long, value_name = "DURATION", default_value = "60", value_parser = tessera::duration::parse_seconds)]
         timeout: f64,
         /// Build kernels specialised at these parameter values, e.g. M=4096,N=4096 (checked
         /// against their facts; the proofs then hold for these values only).
@@ -146,15 +150,15 @@ enum Cmd {
         /// Declare symbolic parameters (as for eval).
         #[arg(long = "param", value_name = "DECL")]
         params: Vec<String>,
-        /// Time limit, in seconds (positive); past it the answer is unknown.
-        #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+        /// Time limit (500ms, 2s, 1m; a bare number is seconds); past it the answer is unknown.
+        #[arg(long, value_name = "DURATION", default_value = "60", value_parser = tessera::duration::parse_seconds)]
         timeout: f64,
         /// Print the result as JSON.
         #[arg(long)]
         json: bool,
         /// The engine: `auto` (chosen by cost), or one forced: `enum`, `f2`, `z3`,
         /// `structural`.
-        #[arg(long, value_name = "auto|enum|f2|z3", default_value = "auto")]
+        #[arg(long, value_name = "auto|enum|f2|z3|structural", default_value = "auto")]
         engine: tessera_verifier::Engine,
     },
     /// Draw a layout as CuTe's print_layout grid (or a thread-value layout over its tile, or a
@@ -180,15 +184,15 @@ enum Cmd {
         #[arg(long, conflicts_with_all = ["expr", "batch"])]
         functions: bool,
         /// Threads answering --batch lines, at least 1 (default: every core); answers keep
-        /// the order of the input.
-        #[arg(long, short = 'j', value_name = "N", value_parser = parse_jobs)]
+        /// the order of the input; --threads is the same flag.
+        #[arg(long, short = 'j', visible_alias = "threads", value_name = "N", value_parser = parse_jobs)]
         jobs: Option<usize>,
         /// Declare symbolic parameters with facts, e.g. 'M where M % 128 == 0, M <= 65536'
         /// or 'M, N'. Extents are at least 1 unless stated otherwise.
         #[arg(long = "param", value_name = "DECL")]
         params: Vec<String>,
-        /// Substitute a value for a declared parameter, e.g. M=256 (once per parameter,
-        /// checked against its facts).
+        /// Substitute a value for a declared parameter, e.g. M=256, or several, M=256,N=8
+        /// (once per parameter, checked against its facts).
         #[arg(long = "bind", value_name = "NAME=VALUE")]
         binds: Vec<String>,
     },
@@ -205,7 +209,7 @@ enum Cmd {
         /// Declare symbolic parameters (as for eval).
         #[arg(long = "param", value_name = "DECL")]
         params: Vec<String>,
-        /// Substitute a value for a parameter.
+        /// Substitute a value for a parameter (M=256, or several: M=256,N=8).
         #[arg(long = "bind", value_name = "NAME=VALUE")]
         binds: Vec<String>,
         /// The range of an index expression's input, e.g. i=0..511 (once per input).
@@ -214,10 +218,10 @@ enum Cmd {
         /// Skip the validation: for benchmarks only, the result is then unproved.
         #[arg(long)]
         no_validate: bool,
-        /// An outer safety limit on the validation, in milliseconds (default 60000): past it
-        /// the command fails. What is validated is decided by counted limits (z3's resource
+        /// An outer safety limit on the validation (500ms, 2s, 1m; a bare number is
+        /// milliseconds; default 60s): past it the command fails. What is validated is decided by counted limits (z3's resource
         /// limit, the enumeration's point count), the same on an idle and a loaded machine.
-        #[arg(long, value_name = "MS")]
+        #[arg(long, value_name = "DURATION", value_parser = tessera::duration::parse_millis)]
         timeout: Option<u64>,
     },
     /// Lower a layout (or a swizzled layout, or a symbolic integer) to index arithmetic,
@@ -231,7 +235,7 @@ enum Cmd {
         /// Declare symbolic parameters (as for eval).
         #[arg(long = "param", value_name = "DECL")]
         params: Vec<String>,
-        /// Substitute a value for a parameter.
+        /// Substitute a value for a parameter (M=256, or several: M=256,N=8).
         #[arg(long = "bind", value_name = "NAME=VALUE")]
         binds: Vec<String>,
     },
@@ -254,7 +258,7 @@ enum Cmd {
         /// assumptions.
         #[arg(long = "param", value_name = "DECL")]
         params: Vec<String>,
-        /// Substitute a value for a parameter.
+        /// Substitute a value for a parameter (M=256, or several: M=256,N=8).
         #[arg(long = "bind", value_name = "NAME=VALUE")]
         binds: Vec<String>,
         /// The range of an index expression's input, e.g. i=0..511 (once per input).
@@ -266,10 +270,10 @@ enum Cmd {
         /// Skip the validation of the simplification: for benchmarks only.
         #[arg(long)]
         no_validate: bool,
-        /// An outer safety limit on the validation, in milliseconds (default 60000): past it
-        /// the command fails, never emits other code. What is emitted is decided by counted
+        /// An outer safety limit on the validation (500ms, 2s, 1m; a bare number is
+        /// milliseconds; default 60s): past it the command fails, never emits other code. What is emitted is decided by counted
         /// limits (egg's nodes and iterations, z3's resource limit), the same on any machine.
-        #[arg(long, value_name = "MS")]
+        #[arg(long, value_name = "DURATION", value_parser = tessera::duration::parse_millis)]
         timeout: Option<u64>,
     },
 }
@@ -340,8 +344,9 @@ const STACK: usize = 256 << 20;
 /// flags (`-j2`, `-h`) keep their meaning. An argument counts as such an expression when it
 /// starts with `-`, is not `--...`, `-h` or `-j...`, and is not the value of an option.
 fn hyphen_expressions(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
-    const TAKES_VALUE: [&str; 10] = [
+    const TAKES_VALUE: [&str; 11] = [
         "--batch",
+        "--threads",
         "--param",
         "--bind",
         "-j",
@@ -376,8 +381,45 @@ fn hyphen_expressions(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsStri
     args
 }
 
+/// `--elem 2` or `--access=16` given to `prove` or `draw` (`--elem` to `suggest`), whose element and access
+/// sizes are the property's keyword arguments: the message with the exact text to write
+/// (`elem=2`), instead of clap's advice to pass `--elem` after `--`.
+fn keyword_flag(args: &[std::ffi::OsString]) -> Option<String> {
+    // The subcommand is the first argument (tessera has no global flags but --help and
+    // --version).
+    let sub = 1;
+    let name = args.get(sub)?;
+    if name != "prove" && name != "draw" && name != "suggest" {
+        return None;
+    }
+    (sub + 1..args.len()).find_map(|k| {
+        let a = args[k].to_string_lossy();
+        let (name, inline) = match a.split_once('=') {
+            Some((n, v)) => (n.to_string(), Some(v.to_string())),
+            None => (a.to_string(), None),
+        };
+        let key = name.strip_prefix("--")?;
+        // `suggest --access TV` is an access pattern: there only `--elem` is a mistake.
+        if key != "elem" && (key != "access" || args[sub] == "suggest") {
+            return None;
+        }
+        let value = inline
+            .or_else(|| args.get(k + 1).map(|v| v.to_string_lossy().into_owned()))
+            .unwrap_or_else(|| "N".into());
+        Some(format!(
+            "'{a}' is not a flag: the element and access sizes are keyword arguments of the \
+             bank question, written without dashes: {key}={value}"
+        ))
+    })
+}
+
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse_from(hyphen_expressions(std::env::args_os().collect())) {
+    let args = hyphen_expressions(std::env::args_os().collect());
+    if let Some(msg) = keyword_flag(&args) {
+        eprintln!("error: {msg}");
+        return ExitCode::from(exit::BAD_INPUT as u8);
+    }
+    let cli = match Cli::try_parse_from(args) {
         Ok(c) => c,
         Err(e) => {
             // Usage errors (unknown flag, bad value, missing argument) are bad input, exit 3;

@@ -40,9 +40,10 @@ EXAMPLES
 
   SMEM is the plain (unswizzled) shared-memory layout; each --access TV [elem=E] [access=W]
   is an access pattern as in bank_conflict_free(SMEM, TV, elem=E, access=W) (TV: mode 0
-  threads, mode 1 values; elem defaults to 4, access to elem); each --copy TILED_COPY is
-  the accesses of a tiled copy, its element size and width from its copy atom. With --file,
-  the let names of that check file may be used.
+  threads, mode 1 values; elem= and access= are required, in bytes: 4 and 4 for fp32, 2 and
+  16 for fp16 128-bit accesses); each --copy TILED_COPY is the accesses of a tiled copy, its
+  element size and width from its copy atom. With --file, the let names of that check file
+  may be used.
   Searched: SMEM itself; every Sw<B,M,S> o SMEM (B >= 1, M >= 0, S >= B, M+S+B <= t where
   2^t is the largest power of two dividing cosize(SMEM): no memory added); every row padding
   of p = 1..16 elements (the strides outside the mode of stride 1 grow by p per row:
@@ -78,8 +79,9 @@ pub struct SuggestArgs {
     /// How many of the best candidates to print and prove (1 to 100).
     #[arg(long, value_name = "K", default_value_t = 5)]
     pub top: usize,
-    /// Time limit of each proof, in seconds (positive); past it the proof is unknown.
-    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    /// Time limit of each proof (500ms, 2s, 1m; a bare number is seconds); past it the proof
+    /// is unknown.
+    #[arg(long, value_name = "DURATION", default_value = "60", value_parser = crate::duration::parse_seconds)]
     pub timeout: f64,
 }
 
@@ -130,7 +132,7 @@ pub fn read(a: &SuggestArgs) -> Result<(tessera_verifier::Func, Vec<Pattern>), F
     let (path, mut src) = match &a.file {
         Some(f) => (
             f.clone(),
-            std::fs::read_to_string(f).map_err(|e| bad(format!("{f}: {e}")))?,
+            check::source::read(f).map_err(|e| bad(format!("{f}: {e}")))?,
         ),
         None => ("<command line>".to_string(), String::new()),
     };

@@ -224,7 +224,8 @@ fn png_decodes() {
     let doc_svg = p.svg();
     let doc = roxmltree::Document::parse(&doc_svg).unwrap();
     let dim = |a: &str| doc.root_element().attribute(a).unwrap().parse::<u32>().unwrap();
-    assert_eq!((be(16), be(20)), (dim("width"), dim("height")));
+    // At 2x for high-DPI screens.
+    assert_eq!((be(16), be(20)), (2 * dim("width"), 2 * dim("height")));
     // A 256 x 256 picture is scaled down to at most 16 Mpixel (four cells with text, so that
     // a debug build renders it quickly).
     let big = draw::tv(&value("(4,1):(1,0)"), Some(&value("(256,256)")), Color::Thread).unwrap();
@@ -412,10 +413,18 @@ proptest! {
                 }
             }
         }
-        for c in &p.cells {
+        let hot = |c: &draw::Cell| {
             let bc = c.bank.as_ref().unwrap();
-            let hot = bc.reads.iter().any(|r| bc.words.clone().any(|w| words[&(r.phase, w.rem_euclid(32))].len() > 1));
-            prop_assert_eq!(c.outline == Outline::Conflict, hot);
+            bc.reads.iter().any(|r| bc.words.clone().any(|w| words[&(r.phase, w.rem_euclid(32))].len() > 1))
+        };
+        // When every word read conflicts, no cell is outlined and the legend says so.
+        let read: Vec<_> = p.cells.iter().filter(|c| !c.bank.as_ref().unwrap().reads.is_empty()).collect();
+        let all_hot = read.len() > 1 && read.iter().all(|c| hot(c));
+        for c in &p.cells {
+            prop_assert_eq!(c.outline == Outline::Conflict, hot(c) && !all_hot);
+        }
+        if all_hot {
+            prop_assert!(p.legend[1].text.contains("every word read is in a bank"));
         }
         prop_assert!(cell_texts(&p.svg()).len() <= p.cells.len());
     }

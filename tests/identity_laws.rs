@@ -246,7 +246,9 @@ fn egg_closes_only_equal_functions() {
     let s = session();
     let mut r = Rng(7);
     let (mut closed, mut tried) = (0, 0);
-    for _ in 0..500 {
+    // 250 pairs: each rewriting runs to its node and iteration limits (no clock decides it),
+    // several hundred milliseconds in a debug build when the pair does not close.
+    for _ in 0..250 {
         let leaves: Vec<Term> = (0..3)
             .map(|_| Term::leaf(s.value(&layout(&mut r)).unwrap()))
             .collect();
@@ -279,5 +281,5 @@ fn egg_closes_only_equal_functions() {
         }
     }
     eprintln!("{closed} closed of {tried} evaluated pairs");
-    assert!(tried >= 100 && closed >= 30, "{closed} closed of {tried}");
+    assert!(tried >= 50 && closed >= 15, "{closed} closed of {tried}");
 }

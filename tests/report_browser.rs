@@ -222,12 +222,10 @@ fn chromium_renders_the_report_of_the_examples() {
         assert!(dom.contains(summary), "{summary}");
         for w in c["witnesses"].as_array().unwrap() {
             let name = w["name"].as_str().unwrap();
-            let class = if name.starts_with("thread ") {
-                "thread"
-            } else {
-                "point"
+            let cell = match name.strip_prefix("thread ") {
+                Some(t) => format!("<td class=\"thread\">{t}</td>"),
+                None => format!("<td class=\"point\">{name}</td>"),
             };
-            let cell = format!("<td class=\"{class}\">{name}</td>");
             assert!(dom.contains(&cell), "{cell}");
         }
     }
@@ -271,4 +269,53 @@ fn chromium_renders_the_report_of_the_examples() {
         "report_browser: {:.1} s; screenshot luminance variance {var:.0}, {colours} colours",
         t0.elapsed().as_secs_f64()
     );
+}
+
+/// At 1280 px the time and prover columns stay on screen (the pictures scroll inside their own
+/// box), and the page of `examples/` and `examples/broken/` weighs under 1 MB.
+#[test]
+fn columns_stay_visible_at_1280_px_and_the_page_is_light() {
+    let Some(bin) = chromium() else { return };
+    let dir = std::env::temp_dir().join(format!("tessera-report-width-{}", std::process::id()));
+    let dir = tempdir(&dir, "run");
+    for (name, args) in [
+        ("examples", vec!["examples/"]),
+        ("broken", vec!["examples/broken/"]),
+    ] {
+        let page = dir.join(format!("{name}.html"));
+        let mut argv = vec!["check", "--html", page.to_str().unwrap()];
+        argv.extend(args);
+        tessera(&argv);
+        let html = std::fs::read_to_string(&page).unwrap();
+        assert!(html.len() < 1 << 20, "{name}: {} bytes", html.len());
+        // Every file open; the rightmost edge of the time and prover cells, and of the body.
+        let probe = html.replace(
+            "</body>",
+            "<script>document.querySelectorAll('details').forEach(function(d){d.open=true;});\
+             var r=0;document.querySelectorAll('td.ms,td.prover').forEach(function(e){\
+             r=Math.max(r,e.getBoundingClientRect().right);});\
+             document.body.setAttribute('data-right',Math.ceil(r));\
+             document.body.setAttribute('data-scroll',document.documentElement.scrollWidth);\
+             </script></body>",
+        );
+        let probed = dir.join(format!("{name}-probe.html"));
+        std::fs::write(&probed, probe).unwrap();
+        let o = run_chromium(&bin, &dir, &probed, &["--window-size=1280,900", "--dump-dom"]);
+        nothing_blocked(&o.stderr);
+        let dom = String::from_utf8(o.stdout).expect("the DOM is UTF-8");
+        let attr = |a: &str| -> i64 {
+            let k = dom
+                .find(&format!("{a}=\""))
+                .unwrap_or_else(|| panic!("{name}: no {a}"));
+            let v = &dom[k + a.len() + 2..];
+            v[..v.find('"').unwrap()].parse().unwrap()
+        };
+        let (right, scroll) = (attr("data-right"), attr("data-scroll"));
+        assert!(
+            right > 0 && right <= 1280,
+            "{name}: the columns end at {right} px"
+        );
+        assert!(scroll <= 1280, "{name}: the page scrolls sideways to {scroll} px");
+    }
+    let _ = std::fs::remove_dir_all(dir.parent().unwrap());
 }

@@ -5,7 +5,7 @@
 use serde_json::Value;
 use std::path::PathBuf;
 use std::time::Duration;
-use tessera::check::html::{counterexample_picture, escape, html};
+use tessera::check::html::{MAX_PICTURE_BYTES, counterexample_picture, escape, html};
 use tessera::check::{self, Outcome, Prover};
 use tessera::verifier::{Counterexample, Verdict, Witness};
 
@@ -84,17 +84,55 @@ fn the_examples_report_has_every_file_and_assertion_with_its_verdict() {
         let c = &r["counterexample"];
         assert!(page.contains(&escape(c["summary"].as_str().unwrap())));
         for w in c["witnesses"].as_array().unwrap() {
-            // Bank witnesses are threads; others (an `equal`'s "A at x") are points.
+            // Bank witnesses are threads (their own table); others (an `equal`'s "A at x") points.
             let name = w["name"].as_str().unwrap();
-            let class = if name.starts_with("thread ") {
-                "thread"
-            } else {
-                "point"
+            let cell = match name.strip_prefix("thread ") {
+                Some(t) => format!("<td class=\"thread\">{t}</td>"),
+                None => format!("<td class=\"point\">{}</td>", escape(name)),
             };
-            let cell = format!("<td class=\"{class}\">{}</td>", escape(name));
             assert!(page.contains(&cell), "{cell}");
         }
     }
+    // Bank witnesses under their own headers, each picture in a scrolling box of at most
+    // 32 x 32 cells with the command that draws the whole, and no picture over the cap.
+    let bank_headers = "<tr><th>thread</th><th>access</th><th>byte</th><th>bank</th><th>word</th></tr>";
+    // Bank refutations (every witness a thread) get the bank table; the others (an `equal`
+    // refuted at a point, in the broken CUTLASS twins) the table of points.
+    let is_bank = |r: &serde_json::Value| {
+        let ws = r["counterexample"]["witnesses"].as_array().unwrap();
+        !ws.is_empty()
+            && ws
+                .iter()
+                .all(|w| w["name"].as_str().unwrap().starts_with("thread "))
+    };
+    let with_points = |r: &serde_json::Value| {
+        let ws = r["counterexample"]["witnesses"].as_array().unwrap();
+        !ws.is_empty() && !is_bank(r)
+    };
+    let refuted: Vec<&serde_json::Value> = results.iter().filter(|r| r["verdict"] == "refuted").collect();
+    let banks = refuted.iter().filter(|r| is_bank(r)).count();
+    assert_eq!(count(&page, bank_headers), banks);
+    assert_eq!(
+        count(&page, "<th>point</th>"),
+        refuted.iter().filter(|r| with_points(r)).count()
+    );
+    assert_eq!(
+        count(
+            &page,
+            "<p class=\"whole\">the whole picture: <code>tessera draw --banks"
+        ),
+        banks
+    );
+    assert!(
+        page.contains("--param &#39;N&#39; --bind N="),
+        "the symbolic one at its values"
+    );
+    for svg in page.split("<svg").skip(1) {
+        let end = svg.find("</svg>").unwrap();
+        assert!(end <= MAX_PICTURE_BYTES, "{end} bytes");
+    }
+    assert!(page.contains("figure.picture{margin:.3em 0;overflow:auto;max-height:36em"));
+    assert!(page.len() < 1 << 20, "the page weighs {} bytes", page.len());
     assert!(page.contains("<th>Smem</th><td><code>Sw&lt;2,3,3&gt; o (8,64):(64,1)</code></td>"));
     assert!(page.contains("<th>TV</th><td><code>((8,4),8):((1,64),8)</code></td>"));
     // Three bank refutations, the symbolic one drawn at its counterexample's parameters, and
@@ -275,4 +313,33 @@ fn bank_assertions_show_degree_and_wavefronts() {
         html.contains("<p class=\"banks\">degree 2, wavefronts 8 (ideal 4) in the worst warp instruction"),
         "{html}"
     );
+}
+
+/// A large layout's refutation is drawn as a window of at most 32 x 32 cells around its
+/// counterexample, named in the legend, with the command that draws the whole.
+#[test]
+fn a_large_refutation_is_drawn_as_a_window_around_the_counterexample() {
+    let dir = temp("window");
+    let f = dir.join("big.tess");
+    // Indices 0 and 1 of (2,(128,4)):(0,(4,1)) share offset 0: rows 0 and 1, column 0; the
+    // whole picture is 2 x 512 cells.
+    std::fs::write(&f, "assert injective((2,(128,4)):(0,(4,1)))\n").unwrap();
+    let (j, page, code) = check_both(&[f.to_str().unwrap()], &dir);
+    assert_eq!(code, 1, "{j}");
+    assert!(
+        page.contains("window: rows 0 to 1 and columns 0 to 31 of 2 x 512"),
+        "{page}"
+    );
+    assert!(page.contains(
+        "the whole picture: <code>tessera draw &#39;(2,(128,4)):(0,(4,1))&#39; -o whole.svg</code>"
+    ));
+    let svg = &page[page.find("<svg").unwrap()..];
+    let width: usize = svg["<svg version=\"1.1\" width=\"".len()..]
+        .split('"')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(width < 2000, "{width} px wide");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -273,6 +273,7 @@ fn cli_sm90_and_transpose_print_lines_that_check() {
         "--access",
         "(32,32):(1,32)",
         "elem=4",
+        "access=4",
         "--json",
     ]);
     assert_eq!(j["suggestions"][0]["layout"], "Sw<5,0,5> o (32,32):(32,1)");
@@ -292,9 +293,11 @@ fn cli_text_names_the_engines_and_the_lines() {
         "--access",
         "(32,32):(32,1)",
         "elem=4",
+        "access=4",
         "--access",
         "(32,32):(1,32)",
         "elem=4",
+        "access=4",
         "--top",
         "2",
     ]);
@@ -324,7 +327,15 @@ fn cli_text_names_the_engines_and_the_lines() {
 fn no_conflict_free_candidate_gives_a_degree_bound_that_checks() {
     // 33 elements: no swizzle fits (cosize odd), one mode: no padding. Threads 0 and 1 read
     // words 0 and 32, both in bank 0.
-    let j = json(&["suggest", "33:1", "--access", "(2,1):(32,1)", "elem=4", "--json"]);
+    let j = json(&[
+        "suggest",
+        "33:1",
+        "--access",
+        "(2,1):(32,1)",
+        "elem=4",
+        "access=4",
+        "--json",
+    ]);
     let s = &j["suggestions"][0];
     assert_eq!(s["degrees"], serde_json::json!([2]));
     assert_eq!(j["suggestions"].as_array().unwrap().len(), 1);
@@ -350,7 +361,7 @@ fn bad(args: &[&str], needle: &str) {
 
 #[test]
 fn bad_input_is_exit_3_with_a_message() {
-    let tv = ["--access", "(32,32):(1,32)", "elem=4"];
+    let tv = ["--access", "(32,32):(1,32)", "elem=4", "access=4"];
     let with = |smem: &'static str| -> Vec<&'static str> {
         let mut v = vec![smem];
         v.extend_from_slice(&tv);
@@ -363,8 +374,14 @@ fn bad_input_is_exit_3_with_a_message() {
     bad(&with("(32,32):(1,1)"), "not injective");
     bad(&with("(32,32):(-32,1)"), "negative stride");
     bad(
-        &["(32,32):(32,1)", "--access", "(32,32):(1,32)", "elem=3"],
-        "access=3",
+        &[
+            "(32,32):(32,1)",
+            "--access",
+            "(32,32):(1,32)",
+            "elem=3",
+            "access=3",
+        ],
+        "access=3 must be",
     );
     bad(
         &[
@@ -386,13 +403,22 @@ fn bad_input_is_exit_3_with_a_message() {
         ],
         "unknown keyword",
     );
-    bad(&["(32,32):(32,1)", "--access", "1024:1", "elem=4"], "rank 2");
+    bad(
+        &["(32,32):(32,1)", "--access", "1024:1", "elem=4", "access=4"],
+        "rank 2",
+    );
+    // No default element or access size: the message names the missing keyword.
+    bad(
+        &["(32,32):(32,1)", "--access", "(32,32):(1,32)", "elem=4"],
+        "give access=",
+    );
     bad(
         &[
             "(32,32):(32,1)",
             "--access",
             "(32,32):(1,32)",
             "elem=4",
+            "access=4",
             "--access",
             "(32,32):(32,1)",
             "elem=2",
@@ -458,6 +484,7 @@ fn bad_input_is_exit_3_with_a_message() {
             "--access",
             "(32,32):(1,32)",
             "elem=4",
+            "access=4",
         ],
         "parameters",
     );
@@ -474,7 +501,13 @@ fn bad_input_is_exit_3_with_a_message() {
 fn limits_are_enforced() {
     // More than MAX_COSIZE elements.
     bad(
-        &["(8192,4096):(4096,1)", "--access", "(32,32):(1,32)", "elem=4"],
+        &[
+            "(8192,4096):(4096,1)",
+            "--access",
+            "(32,32):(1,32)",
+            "elem=4",
+            "access=4",
+        ],
         "at most 16777216",
     );
     // Outside the F2 fragment, 10^6-point patterns over every candidate: too much to enumerate.
@@ -484,6 +517,7 @@ fn limits_are_enforced() {
             "--access",
             "(1000,1000):(1,1000)",
             "elem=4",
+            "access=4",
         ],
         "search space is too large",
     );

@@ -69,7 +69,9 @@ td.prover{white-space:nowrap;color:#57606a}
 .cex table{border-collapse:collapse;margin:.3em 0}
 .cex th,.cex td{border:1px solid #d0d7de;padding:.1em .5em;text-align:left}
 .cex td.thread{background:#ffebe9;font-weight:600}
-figure.picture{margin:.3em 0;overflow-x:auto}
+figure.picture{margin:.3em 0;overflow:auto;max-height:36em;max-width:calc(100vw - 8em);border:1px solid #eaeef2}
+p.whole{color:#57606a;font-size:.9em;margin:.2em 0}
+td.text{overflow-wrap:anywhere}
 .cex table.banks td{min-width:1.5em;padding:0 .1em;text-align:center;font-size:.75em}
 .cex table.banks td.hit{background:#cf222e;color:#fff}
 .reason{color:#57606a}
@@ -294,33 +296,43 @@ fn counterexample_block(property: Option<&Property>, c: &Counterexample) -> Stri
         }
         s.push_str("</table>");
     }
-    if !c.witnesses.is_empty() {
-        let banked = c.witnesses.iter().all(|w| bank_of(&w.value).is_some());
+    let banked = !c.witnesses.is_empty()
+        && c.witnesses.iter().all(|w| {
+            bank_of(&w.value).is_some() && w.name.starts_with("thread ") && w.coord.starts_with("access ")
+        });
+    if banked {
+        // A bank conflict's witnesses: the thread, its access, the byte, its bank and word.
         s.push_str(
-            "<table class=\"witnesses\"><tr><th>point</th><th>index</th><th>coordinate</th><th>value</th>",
+            "<table class=\"witnesses\"><tr><th>thread</th><th>access</th><th>byte</th><th>bank</th><th>word</th></tr>",
         );
-        if banked {
-            s.push_str("<th>bank</th>");
-        }
-        s.push_str("</tr>");
         for w in &c.witnesses {
-            let cell = if w.name.starts_with("thread ") {
-                "thread"
-            } else {
-                "point"
-            };
+            let byte = w.value.trim_start_matches("byte ");
+            let word = byte
+                .parse::<i64>()
+                .map_or(String::new(), |b| b.div_euclid(4).to_string());
             let _ = write!(
                 s,
-                "<tr><td class=\"{cell}\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>",
+                "<tr><td class=\"thread\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num bank\">{}</td><td class=\"num\">{word}</td></tr>",
+                escape(w.name.trim_start_matches("thread ")),
+                escape(w.coord.trim_start_matches("access ")),
+                escape(byte),
+                bank_of(&w.value).unwrap_or_default(),
+            );
+        }
+        s.push_str("</table>");
+    } else if !c.witnesses.is_empty() {
+        s.push_str(
+            "<table class=\"witnesses\"><tr><th>point</th><th>index</th><th>coordinate</th><th>value</th></tr>",
+        );
+        for w in &c.witnesses {
+            let _ = write!(
+                s,
+                "<tr><td class=\"point\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
                 escape(&w.name),
                 w.index,
                 escape(&w.coord),
                 escape(&w.value)
             );
-            if let (true, Some(b)) = (banked, bank_of(&w.value)) {
-                let _ = write!(s, "<td class=\"num bank\">{b}</td>");
-            }
-            s.push_str("</tr>");
         }
         s.push_str("</table>");
     }
@@ -330,6 +342,13 @@ fn counterexample_block(property: Option<&Property>, c: &Counterexample) -> Stri
         s.push_str("<figure class=\"picture\">");
         s.push_str(&picture);
         s.push_str("</figure>");
+        if let Some(cmd) = draw_command(p, c) {
+            let _ = write!(
+                s,
+                "<p class=\"whole\">the whole picture: <code>{}</code></p>",
+                escape(&cmd)
+            );
+        }
     }
     s.push_str("</div>");
     s
@@ -385,7 +404,7 @@ pub fn counterexample_picture(property: &Property, cex: &Counterexample) -> Opti
     // Inline SVG needs no XML declaration nor namespace (and the page names no URL at all).
     let svg = at_values
         .and_then(|b| crate::draw::banks(&b, &threads).ok())
-        .map(|p| inline_svg(&p));
+        .map(|p| capped(inline_svg(&around_highlights(&p))));
     let hits: Vec<(i64, &str)> = cex
         .witnesses
         .iter()
@@ -463,5 +482,80 @@ fn layout_picture(property: &Property, cex: &Counterexample) -> Option<String> {
             marked.join(" and ")
         ),
     });
-    Some(inline_svg(&pic))
+    // A window of WINDOW x WINDOW cells around the counterexample: the whole of a large
+    // layout is a picture wider than any screen (`tessera draw` draws it).
+    let marks: Vec<usize> = cex
+        .witnesses
+        .iter()
+        .filter_map(|w| usize::try_from(w.index).ok())
+        .filter(|&i| i / pic.rows.max(1) < pic.cols)
+        .collect();
+    let rows: Vec<usize> = marks.iter().map(|i| i % pic.rows.max(1)).collect();
+    let cols: Vec<usize> = marks.iter().map(|i| i / pic.rows.max(1)).collect();
+    let pic = pic.window(
+        crate::draw::span(pic.rows, WINDOW, &rows),
+        crate::draw::span(pic.cols, WINDOW, &cols),
+    );
+    Some(capped(inline_svg(&pic)))
+}
+
+/// A window of [`WINDOW`] x [`WINDOW`] cells of a bank picture around its highlighted cells
+/// (the counterexample's threads).
+fn around_highlights(p: &crate::draw::Picture) -> crate::draw::Picture {
+    let cols = p.cols.max(1);
+    let marks: Vec<(usize, usize)> = (p.cells.iter().enumerate())
+        .filter(|(_, c)| c.outline == crate::draw::Outline::Highlight)
+        .map(|(k, _)| (k / cols, k % cols))
+        .collect();
+    let rows: Vec<usize> = marks.iter().map(|m| m.0).collect();
+    let cs: Vec<usize> = marks.iter().map(|m| m.1).collect();
+    p.window(
+        crate::draw::span(p.rows, WINDOW, &rows),
+        crate::draw::span(p.cols, WINDOW, &cs),
+    )
+}
+
+/// The most rows and columns of a layout drawn in the report.
+pub const WINDOW: usize = 32;
+
+/// The largest inline picture, in bytes; a larger one is left out (its `tessera draw`
+/// command follows every picture).
+pub const MAX_PICTURE_BYTES: usize = 256 << 10;
+
+/// `svg`, or a note in its place when it is over [`MAX_PICTURE_BYTES`].
+fn capped(svg: String) -> String {
+    if svg.len() <= MAX_PICTURE_BYTES {
+        return svg;
+    }
+    format!(
+        "<p class=\"whole\">picture left out: {} KiB of SVG (at most {} KiB inline)</p>",
+        svg.len() >> 10,
+        MAX_PICTURE_BYTES >> 10
+    )
+}
+
+/// The `tessera draw` command that draws the whole of a refutation's picture, at the
+/// counterexample's parameter values; `None` for a property without a picture.
+///
+/// @post one line, the layouts single-quoted (their text has no quote).
+fn draw_command(p: &Property, c: &Counterexample) -> Option<String> {
+    let mut cmd = match p {
+        Property::BankConflictFree(b) | Property::ConflictDegree(b, ..) => format!(
+            "tessera draw --banks '{}' --tv '{}' elem={} access={}",
+            b.smem, b.tv, b.elem, b.access
+        ),
+        Property::Injective(f)
+        | Property::Bijective(f)
+        | Property::InBounds(f, _)
+        | Property::Contiguous(f)
+        | Property::Vectorizable(f, _)
+        | Property::Equal(f, _) => format!("tessera draw '{f}'"),
+        _ => return None,
+    };
+    if !c.params.is_empty() {
+        let names: Vec<&str> = c.params.iter().map(|(n, _)| n.as_str()).collect();
+        let binds: Vec<String> = c.params.iter().map(|(n, v)| format!("{n}={v}")).collect();
+        let _ = write!(cmd, " --param '{}' --bind {}", names.join(", "), binds.join(","));
+    }
+    Some(cmd + " -o whole.svg")
 }

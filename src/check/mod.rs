@@ -15,9 +15,11 @@
 
 pub mod banks;
 pub mod html;
+pub mod names;
 mod parse;
 pub mod props;
 pub mod report;
+pub mod source;
 
 pub use parse::{CheckError, CheckFile, load};
 
@@ -251,7 +253,7 @@ pub fn load_all(files: &[String]) -> Vec<Loaded> {
                     property: None,
                 })
             };
-            match std::fs::read_to_string(f) {
+            match source::read(f) {
                 Err(e) => {
                     eprintln!("error: {f}: {e}");
                     bad(0, String::new(), format!("cannot read the file: {e}"))

@@ -355,6 +355,9 @@ pub(super) fn eval_at(
     off: usize,
     env: &Env<SymInt>,
 ) -> Result<crate::lang::Value<SymInt>, (usize, String)> {
-    let e = parse_expr(text).map_err(|p| (off + p.col, p.msg))?;
-    eval_expr(&e, env, text).map_err(|x| locate(x, off))
+    let e = parse_expr(text).map_err(|p| (off + p.col, super::names::explain(p.msg, text, env)))?;
+    eval_expr(&e, env, text).map_err(|x| {
+        let (col, msg) = locate(x, off);
+        (col, super::names::explain(msg, text, env))
+    })
 }

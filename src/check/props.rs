@@ -189,7 +189,10 @@ pub struct Args<'a> {
 
 impl Args<'_> {
     fn ev(&self, x: &Expr) -> Result<Value<SymInt>, E> {
-        eval_expr(x, self.env, self.call).map_err(|err| locate(err, self.off))
+        eval_expr(x, self.env, self.call).map_err(|err| {
+            let (col, msg) = locate(err, self.off);
+            (col, super::names::explain(msg, self.call, self.env))
+        })
     }
 
     /// Positional argument `k` as a function.
@@ -228,13 +231,47 @@ impl Args<'_> {
             .map_err(|err| (self.off + x.col, err.to_string()))
     }
 
+    /// The error for a bank question without `elem=` or `access=`: both change the answer (the
+    /// same layouts are conflict-free with 2-byte elements and 16-byte accesses and conflicted
+    /// with 4-byte ones), so neither has a default. The message shows the call with the
+    /// missing keywords added.
+    fn missing_bank_keywords(&self, elem: Option<i64>, access: Option<i64>) -> String {
+        let (e, w) = match (elem, access) {
+            (Some(e), _) => (e, e),
+            (None, Some(w)) => (w.min(4), w),
+            (None, None) => (4, 4),
+        };
+        let mut add = Vec::new();
+        if elem.is_none() {
+            add.push(format!("elem={e}"));
+        }
+        if access.is_none() {
+            add.push(format!("access={w}"));
+        }
+        let call = self.call.trim();
+        let fixed = match call.strip_suffix(')') {
+            Some(head) => format!("{head}, {})", add.join(", ")),
+            None => format!("{call}, {}", add.join(", ")),
+        };
+        format!(
+            "{}: give {} (elem= the element size in bytes, access= the bytes each thread reads or \
+             writes at once: 2 and 16 for fp16 ldmatrix or 128-bit copies, 4 and 4 for fp32), \
+             e.g. {fixed}",
+            self.name,
+            add.iter()
+                .map(|k| k.split('=').next().unwrap_or("").to_string() + "=")
+                .collect::<Vec<_>>()
+                .join(" and "),
+        )
+    }
+
     /// The bank question: shared-memory and thread-value layouts, `elem=` and `access=`; or
     /// shared memory and a tiled copy, whose atom gives the accesses.
     fn bank(&self) -> Result<Bank, E> {
         if let Value::Atom(a) = self.ev(self.pos[1])? {
             return self.bank_of_copy(&a);
         }
-        let mut elem = 4;
+        let mut elem = None;
         let mut access = None;
         for (k, v) in &self.kw {
             let n = self
@@ -242,7 +279,7 @@ impl Args<'_> {
                 .as_const()
                 .ok_or_else(|| (self.off + v.col, format!("{k} must be a constant")))?;
             match *k {
-                "elem" => elem = n,
+                "elem" => elem = Some(n),
                 "access" => access = Some(n),
                 other => {
                     return Err((
@@ -252,7 +289,9 @@ impl Args<'_> {
                 }
             }
         }
-        let access = access.unwrap_or(elem);
+        let (Some(elem), Some(access)) = (elem, access) else {
+            return Err((self.off + self.col, self.missing_bank_keywords(elem, access)));
+        };
         if ![1, 2, 4, 8, 16].contains(&access) || elem < 1 || access % elem != 0 {
             return Err((
                 self.off + self.col,
@@ -321,7 +360,7 @@ pub(crate) fn property(text: &str, off: usize, env: &Env<SymInt>) -> Result<Prop
         }
         None => (text, None),
     };
-    let e = parse_expr(call).map_err(|p| (off + p.col, p.msg))?;
+    let e = parse_expr(call).map_err(|p| (off + p.col, super::names::explain(p.msg, call, env)))?;
     let ExprKind::Call(name, args) = &e.kind else {
         return Err((off, "expected a property, e.g. injective(L)".into()));
     };

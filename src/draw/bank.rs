@@ -33,7 +33,7 @@ fn phase_text(p: &PhaseCost) -> String {
     } else {
         format!("{}-way conflict", p.degree)
     };
-    format!("access {}, threads {}..{}: {way}", p.access, p.first, p.end - 1)
+    format!("access {}, threads {} to {}: {way}", p.access, p.first, p.end - 1)
 }
 
 /// Draws a bank question; `highlight` names threads to emphasise (a refutation's two
@@ -52,7 +52,9 @@ fn phase_text(p: &PhaseCost) -> String {
 /// assert_eq!(p.phases.iter().map(|p| p.degree).max(), Some(32));
 /// assert_eq!(p.cell(0, 0).unwrap().text, "T0V0");
 /// assert_eq!(p.cell(0, 0).unwrap().outline, Outline::Highlight);
-/// assert_eq!(p.cell(5, 0).unwrap().outline, Outline::Conflict);
+/// // Every word read conflicts: no cell is outlined, the legend says so.
+/// assert_eq!(p.cell(5, 0).unwrap().outline, Outline::None);
+/// assert!(p.legend[1].text.contains("every word read is in a bank"));
 /// ```
 pub fn banks(bank: &Bank, highlight: &[i64]) -> Result<Picture, DrawError> {
     let none = HashMap::new();
@@ -143,7 +145,32 @@ pub fn banks(bank: &Bank, highlight: &[i64]) -> Result<Picture, DrawError> {
         cell.bank = Some(c);
         pic.cells[r * grid.cols + col] = cell;
     }
+    // When every word read conflicts, outlining every cell says nothing: the legend says it.
+    let read: Vec<&Cell> = pic
+        .cells
+        .iter()
+        .filter(|c| c.bank.as_ref().is_some_and(|b| !b.reads.is_empty()))
+        .collect();
+    let all_conflict = read.len() > 1
+        && read
+            .iter()
+            .all(|c| c.outline == Outline::Conflict || c.outline == Outline::Highlight)
+        && read.iter().any(|c| c.outline == Outline::Conflict);
+    if all_conflict {
+        for c in &mut pic.cells {
+            if c.outline == Outline::Conflict {
+                c.outline = Outline::None;
+            }
+        }
+    }
     pic.legend = legend(bank, &phases, highlight, outside);
+    if all_conflict && let Some(l) = pic.legend.get_mut(1) {
+        l.outline = Outline::None;
+        l.text = l.text.replace(
+            "outlined: words of a bank that holds several distinct words in one phase",
+            "every word read is in a bank that holds several distinct words in its phase (no cell outlined)",
+        );
+    }
     // Beside the worst phase's degree: what the hardware counts per warp instruction.
     pic.legend.insert(2, Legend::text(wavefront_text(&fronts)));
     pic.phases = phases;

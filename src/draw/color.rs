@@ -2,9 +2,10 @@
 //! and how many colours it cycles through), with palettes of our own defined by formula.
 //!
 //! * [`Color::Index`] (PyCuTe's `index_grey_8x`, the default of layout pictures): eight greys
-//!   by `offset % 8`, from light to mid grey.
+//!   by `offset % 8`, from light to mid grey in bit-reversed order (neighbours contrast).
 //! * [`Color::Bank8`], [`Color::Bank16`], [`Color::Bank32`] (`bank_color_8x/16x/32x`): the
-//!   bank `offset % N`, from a spectrum of 32 light colours (evenly spaced hues); the 8- and
+//!   bank `offset % N`, from a spectrum of 32 light colours (evenly spaced hues, consecutive
+//!   banks 146 degrees apart); the 8- and
 //!   16-colour palettes take every fourth and every second colour of it.
 //! * [`Color::Thread`] (`thread_color_8x`, the default of thread-value pictures): `tid % 8`;
 //!   [`Color::Value`] (`value_color_8x`): `vid % 8`; [`Color::Warp`] (`warp_color_8x`):
@@ -97,15 +98,39 @@ impl std::str::FromStr for Color {
     }
 }
 
-/// Grey `k` of eight, `k` in `0..8`: from near white to mid grey.
+/// Grey `k` of eight: the shade `bitrev3(k % 8)` of eight from near white to mid grey, so
+/// neighbouring offsets are at least two shades apart (as CuTe orders its greys, by bit
+/// reversal), and offsets 7 and 0 of the next cycle the furthest.
+///
+/// ```
+/// use tessera::draw::grey8;
+/// let v = |k| i32::from(grey8(k).0);
+/// for k in 0..64 {
+///     assert!((v(k) - v(k + 1)).abs() >= 38, "offsets {k} and {}", k + 1);
+/// }
+/// ```
 pub fn grey8(k: i64) -> Rgb {
-    let v = 245 - 19 * k.rem_euclid(8) as u8;
+    let k = k.rem_euclid(8) as u8;
+    let shade = ((k & 1) << 2) | (k & 2) | ((k & 4) >> 2);
+    let v = 245 - 19 * shade;
     Rgb(v, v, v)
 }
 
-/// Colour `k` of the 32-colour light spectrum: hue `k * 360 / 32`.
+/// Colour `k` of the 32-colour light spectrum: 32 evenly spaced hues, hue step `13 * k`
+/// (of 32 around the circle), so consecutive colours (and 31 and 0) are 146 degrees apart;
+/// odd steps a little darker.
+///
+/// ```
+/// use tessera::draw::spectrum32;
+/// let banks: std::collections::BTreeSet<_> = (0..32).map(spectrum32).collect();
+/// assert_eq!(banks.len(), 32);
+/// assert_ne!(spectrum32(31), spectrum32(0));
+/// ```
 pub fn spectrum32(k: i64) -> Rgb {
-    Rgb::hsl(k.rem_euclid(32) as f64 * 360.0 / 32.0, 0.75, 0.80)
+    let k = k.rem_euclid(32);
+    let step = (k * 13).rem_euclid(32);
+    let light = if k % 2 == 0 { 0.82 } else { 0.72 };
+    Rgb::hsl(step as f64 * 360.0 / 32.0, 0.75, light)
 }
 
 /// Colour `k` of eight light colours of evenly spaced hues.

@@ -35,14 +35,16 @@ mod png;
 mod svg;
 mod tex;
 mod tv;
+mod window;
 
 pub use bank::banks;
-pub use color::{Color, Rgb};
+pub use color::{Color, Rgb, grey8, spectrum32};
 pub use error::DrawError;
-pub use layout::layout;
+pub use layout::{layout, layout_of_elements};
 pub use picture::{BankCell, Cell, Legend, Outline, Picture, Read, Rule};
-pub use png::MAX_PIXELS;
+pub use png::{MAX_PIXELS, SCALE};
 pub use tv::{MAX_ACCESSES, tv};
+pub use window::span;
 
 /// The most cells a picture may have (a 256 x 256 grid).
 pub const MAX_CELLS: usize = 65_536;

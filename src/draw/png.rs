@@ -9,6 +9,9 @@ use std::sync::{Arc, OnceLock};
 /// The most pixels of a PNG (16 Mpixel, 64 MiB of RGBA while it is rendered).
 pub const MAX_PIXELS: f64 = 16_777_216.0;
 
+/// Pixels per SVG unit: 2, for high-DPI screens (a smaller scale where [`MAX_PIXELS`] needs).
+pub const SCALE: f64 = 2.0;
+
 /// The system's fonts, loaded on first use.
 fn fonts() -> Arc<usvg::fontdb::Database> {
     static FONTS: OnceLock<Arc<usvg::fontdb::Database>> = OnceLock::new();
@@ -22,8 +25,8 @@ fn fonts() -> Arc<usvg::fontdb::Database> {
 }
 
 impl Picture {
-    /// The picture as PNG bytes (its SVG rendered at one pixel per unit, or scaled down to at
-    /// most [`MAX_PIXELS`] pixels).
+    /// The picture as PNG bytes (its SVG rendered at [`SCALE`] pixels per unit, or scaled
+    /// down to at most [`MAX_PIXELS`] pixels).
     ///
     /// ```
     /// use tessera::draw::{layout, Color};
@@ -41,7 +44,7 @@ impl Picture {
         let tree = usvg::Tree::from_str(&svg, &opt).map_err(|e| DrawError::Render(e.to_string()))?;
         let size = tree.size();
         let (w, h) = (f64::from(size.width()), f64::from(size.height()));
-        let scale = (MAX_PIXELS / (w * h).max(1.0)).sqrt().min(1.0);
+        let scale = (MAX_PIXELS / (w * h).max(1.0)).sqrt().min(SCALE);
         let (pw, ph) = (
             (w * scale).ceil().max(1.0) as u32,
             (h * scale).ceil().max(1.0) as u32,

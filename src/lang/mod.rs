@@ -15,6 +15,7 @@
 mod arith;
 pub mod atom_value;
 pub mod builtins;
+pub mod cute;
 mod value;
 
 pub use value::Value;
@@ -61,6 +62,17 @@ impl<I: Int> Env<I> {
     /// An empty environment.
     pub fn new() -> Self {
         Env { vars: HashMap::new() }
+    }
+
+    /// The names bound, in no particular order.
+    ///
+    /// ```
+    /// let mut env = tessera::lang::Env::<i64>::new();
+    /// env.bind("A", tessera::lang::Value::Int(4));
+    /// assert_eq!(env.names().collect::<Vec<_>>(), ["A"]);
+    /// ```
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.vars.keys().map(String::as_str)
     }
 
     /// Binds `name` to `v`, replacing an earlier binding.
@@ -119,7 +131,8 @@ impl Session {
             }
         }
         let mut values: HashMap<String, i64> = HashMap::new();
-        for b in binds {
+        // `--bind M=1,N=2` holds several bindings, as in `tessera run`.
+        for b in binds.iter().flat_map(|b| b.split(',')) {
             let (n, v) = b
                 .split_once('=')
                 .ok_or_else(|| Error::invalid(format!("--bind expects NAME=VALUE, got '{b}'")))?;
@@ -185,8 +198,8 @@ impl Session {
     /// Parses and evaluates one line to a value over symbolic integers (constants when no
     /// parameter is left symbolic).
     pub fn value(&self, src: &str) -> Result<Value<tessera_ir::sym::SymInt>> {
-        let e = parse_expr(src)?;
-        eval_expr(&e, &self.env, src)
+        let e = parse_expr(src).map_err(|e| cute::with_hint(e.into(), src))?;
+        eval_expr(&e, &self.env, src).map_err(|e| cute::with_hint(e, src))
     }
 
     /// Parses and evaluates one line, printing the result canonically.
@@ -198,6 +211,11 @@ impl Session {
 
     /// [`Session::eval`], appending the result to `out` (which is left as it was on an error).
     pub fn eval_to(&self, src: &str, out: &mut String) -> Result<()> {
+        self.eval_plain(src, out).map_err(|e| cute::with_hint(e, src))
+    }
+
+    /// [`Session::eval_to`] without the hint for CuTe's spellings.
+    fn eval_plain(&self, src: &str, out: &mut String) -> Result<()> {
         use std::fmt::Write;
         let e = parse_expr(src)?;
         let before = out.len();

@@ -278,13 +278,13 @@ pub(crate) fn wavefronts(
                 witnesses: vec![],
                 summary: format!(
                     "the most wavefronts of one warp instruction is {} (ideal {}), not {} {n}: \
-                     access {} of threads {}..{}",
+                     access {} of threads {} to {}",
                     w.worst,
                     w.worst_ideal,
                     cmp.text(),
                     w.access,
                     w.warp,
-                    (w.warp + wavefront::WARP).min(threads_of(b)?)
+                    (w.warp + wavefront::WARP).min(threads_of(b)?) - 1
                 ),
             }));
         }
@@ -590,8 +590,9 @@ fn recheck(
         ));
     }
     let summary = format!(
-        "{what}{} in the phase of threads {start}..{end} (z3 found {} in bank {})",
+        "{what}{} in the phase of threads {start} to {} (z3 found {} in bank {})",
         describe(&conflict, Some(cost.degree)),
+        end - 1,
         found.join(", "),
         words[0].rem_euclid(32)
     );
