@@ -98,18 +98,18 @@ fn the_examples_report_has_every_file_and_assertion_with_its_verdict() {
     let bank_headers = "<tr><th>thread</th><th>access</th><th>byte</th><th>bank</th><th>word</th></tr>";
     // Bank refutations (every witness a thread) get the bank table; the others (an `equal`
     // refuted at a point, in the broken CUTLASS twins) the table of points.
-    let is_bank = |r: &serde_json::Value| {
+    let is_bank = |r: &Value| {
         let ws = r["counterexample"]["witnesses"].as_array().unwrap();
         !ws.is_empty()
             && ws
                 .iter()
                 .all(|w| w["name"].as_str().unwrap().starts_with("thread "))
     };
-    let with_points = |r: &serde_json::Value| {
+    let with_points = |r: &Value| {
         let ws = r["counterexample"]["witnesses"].as_array().unwrap();
         !ws.is_empty() && !is_bank(r)
     };
-    let refuted: Vec<&serde_json::Value> = results.iter().filter(|r| r["verdict"] == "refuted").collect();
+    let refuted: Vec<&Value> = results.iter().filter(|r| r["verdict"] == "refuted").collect();
     let banks = refuted.iter().filter(|r| is_bank(r)).count();
     assert_eq!(count(&page, bank_headers), banks);
     assert_eq!(
