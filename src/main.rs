@@ -135,7 +135,7 @@ enum Cmd {
         timeout: f64,
         /// Build kernels specialised at these parameter values, e.g. M=4096,N=4096 (checked
         /// against their facts; the proofs then hold for these values only).
-        #[arg(long = "bind", value_name = "M=..,N=..")]
+        #[arg(long = "bind", value_name = "NAME=VALUE")]
         binds: Vec<String>,
     },
     /// Prove one property, e.g. `tessera prove injective '(4,8):(8,1)'` or
