@@ -1,8 +1,8 @@
 //! CuTe's atoms as data, and the constructions on them.
 //!
 //! The thread-value layouts of CUTLASS's MMA traits (`ThrID`, `ALayout`, `BLayout`,
-//! `CLayout`, [`mma`]) and copy traits (`SrcLayout`, `DstLayout`, `RefLayout` in bits,
-//! [`copy`]) and the GMMA shared-memory layout atoms ([`smem`]) are transcribed once, as
+//! `CLayout`, `mma.rs`) and copy traits (`SrcLayout`, `DstLayout`, `RefLayout` in bits,
+//! `copy.rs`) and the GMMA shared-memory layout atoms (`smem.rs`) are transcribed once, as
 //! facts from CUTLASS's headers (`include/cute/atom/*_traits_*.hpp`). On them,
 //! [`TiledMma`] and [`TiledCopy`] compute what CuTe C++'s `make_tiled_mma`,
 //! `get_layoutA_TV`..., `make_tiled_copy`, `get_layoutS_TV`... and the thread partitions
