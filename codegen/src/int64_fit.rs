@@ -19,10 +19,9 @@ use tessera_ir::sym::Interval;
 const MIN: i128 = i64::MIN as i128;
 const MAX: i128 = i64::MAX as i128;
 
-/// The first live operation (by node) whose interval under `ranges` can leave int64, with
-/// that interval.
-fn overflowing(e: &IndexExpr, ranges: &HashMap<Var, Interval>) -> Option<(usize, Interval)> {
-    let live = e.live();
+/// The first live operation (by node; `live` is `e.live()`) whose interval under `ranges` can
+/// leave int64, with that interval.
+fn overflowing(e: &IndexExpr, live: &[bool], ranges: &HashMap<Var, Interval>) -> Option<(usize, Interval)> {
     let iv = e.intervals(ranges);
     e.nodes().iter().enumerate().find_map(|(k, n)| {
         let fits = iv[k].lo().is_some_and(|l| l >= MIN) && iv[k].hi().is_some_and(|h| h <= MAX);
@@ -81,20 +80,23 @@ fn largest(lo: i128, hi: i128, ok: impl Fn(i128) -> bool) -> Option<i128> {
 /// ```
 pub fn fit_int64(e: &IndexExpr, sig: &mut Signature) -> Result<Vec<String>, EmitError> {
     let base = sig.ranges()?;
-    let mut ranges: HashMap<Var, Interval> = sig
+    // Every argument's admitted values (unbounded where nothing is assumed).
+    let original: HashMap<Var, Interval> = sig
         .args
         .iter()
         .map(|v| (v.clone(), base.get(v).copied().unwrap_or(Interval::UNBOUNDED)))
         .collect();
-    if overflowing(e, &ranges).is_none() {
+    let live = e.live();
+    let overflowing = |ranges: &HashMap<Var, Interval>| overflowing(e, &live, ranges);
+    if overflowing(&original).is_none() {
         return Ok(Vec::new());
     }
     let capped = |b: i128, at: &HashMap<Var, Interval>| -> HashMap<Var, Interval> {
         at.iter().map(|(v, r)| (v.clone(), cap(*r, b))).collect()
     };
-    let common = largest(0, MAX, |b| overflowing(e, &capped(b, &ranges)).is_none());
+    let common = largest(0, MAX, |b| overflowing(&capped(b, &original)).is_none());
     let Some(common) = common else {
-        let (node, iv) = overflowing(e, &capped(0, &ranges))
+        let (node, iv) = overflowing(&capped(0, &original))
             .ok_or_else(|| EmitError::Internal("an overflow that vanished".into()))?;
         return Err(EmitError::Overflow {
             node,
@@ -103,23 +105,21 @@ pub fn fit_int64(e: &IndexExpr, sig: &mut Signature) -> Result<Vec<String>, Emit
             hi: iv.hi(),
         });
     };
-    ranges = capped(common, &ranges);
+    let mut ranges = capped(common, &original);
     // Each argument alone as far as it can go, the others at their bounds so far, in order.
     let args = sig.args.clone();
     for v in &args {
-        let original = base.get(v).copied().unwrap_or(Interval::UNBOUNDED);
         let widened = largest(common, MAX, |b| {
             let mut at = ranges.clone();
-            at.insert(v.clone(), cap(original, b));
-            overflowing(e, &at).is_none()
+            at.insert(v.clone(), cap(original[v], b));
+            overflowing(&at).is_none()
         })
         .unwrap_or(common);
-        ranges.insert(v.clone(), cap(original, widened));
+        ranges.insert(v.clone(), cap(original[v], widened));
     }
     let mut notes = Vec::new();
     for v in &args {
-        let before = base.get(v).copied().unwrap_or(Interval::UNBOUNDED);
-        let after = ranges[v];
+        let (before, after) = (original[v], ranges[v]);
         let lo = after.lo().filter(|l| before.lo().is_none_or(|b| *l > b));
         let hi = after.hi().filter(|h| before.hi().is_none_or(|b| *h < b));
         if lo.is_none() && hi.is_none() {
