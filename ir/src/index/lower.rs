@@ -142,51 +142,32 @@ fn coord_name(path: &[u32]) -> String {
 /// (`(2,3):(1@1,1@1)` spans `(0, x)`: paths `[0]` and `[1]`); an error when one stride's path
 /// is a prefix of another's (the coordinates overlap, as evaluation reports).
 fn coord_leaves<I: Int>(strides: &[Stride<I>]) -> Result<Vec<Vec<u32>>> {
-    let mut paths: Vec<Vec<u32>> = strides
+    let mut paths: Vec<crate::stride::Path> = strides
         .iter()
         .filter(|d| matches!(d, Stride::Basis(_)))
-        .flat_map(|d| d.terms().into_iter().map(|(p, _)| p.to_vec()))
+        .flat_map(|d| d.terms().into_iter().map(|(p, _)| p))
         .collect();
     paths.sort();
     paths.dedup();
-    for w in paths.windows(2) {
-        if w[1].starts_with(&w[0]) {
-            return Err(Error::invalid(format!(
-                "coordinate strides at paths {:?} and {:?} overlap",
-                w[0], w[1]
-            )));
-        }
+    if paths.is_empty() {
+        return Ok(Vec::new());
     }
-    fn dense(paths: &[Vec<u32>], prefix: &mut Vec<u32>, out: &mut Vec<Vec<u32>>) {
-        let depth = prefix.len();
-        if paths.len() == 1 && paths[0].len() == depth {
+    // The stride reaching every path once: its own check refuses overlapping paths, and its
+    // dense coordinate is the tuple `eval` prints, whose leaves are the outputs.
+    let all = Stride::<i64>::from_sorted_terms(paths.into_iter().map(|p| (p, 1)))?;
+    fn walk(t: &crate::HTuple<i64>, prefix: &mut Vec<u32>, out: &mut Vec<Vec<u32>>) {
+        if t.is_leaf() {
             out.push(prefix.clone());
             return;
         }
-        let width = paths
-            .iter()
-            .filter_map(|p| p.get(depth))
-            .max()
-            .map_or(0, |m| *m + 1);
-        for k in 0..width {
-            let sub: Vec<Vec<u32>> = paths
-                .iter()
-                .filter(|p| p.get(depth) == Some(&k))
-                .cloned()
-                .collect();
-            prefix.push(k);
-            if sub.is_empty() {
-                out.push(prefix.clone());
-            } else {
-                dense(&sub, prefix, out);
-            }
+        for (k, m) in t.modes().iter().enumerate() {
+            prefix.push(k as u32);
+            walk(m, prefix, out);
             prefix.pop();
         }
     }
     let mut out = Vec::new();
-    if !paths.is_empty() {
-        dense(&paths, &mut Vec::new(), &mut out);
-    }
+    walk(&all.to_coord(), &mut Vec::new(), &mut out);
     Ok(out)
 }
 
