@@ -76,5 +76,37 @@ fn new_functions_name_their_conditions() {
     assert!(err("tile_to_shape((2,4):(1,2),(4,6))").contains("does not divide"));
     assert!(err("tile_to_shape((2,2,2):(1,2,4),(4,4))").contains("rank 3"));
     assert!(err("append((2,3))").contains("needs the element"));
-    assert!(err("right_inverse(Sw<3,3,3> o (8,64):(64,1))").contains("cannot hold"));
+    assert!(err("right_inverse(Sw<3,3,3> o 8 o (8,64):(64,1))").contains("cannot hold"));
+}
+
+/// The inverses of a swizzled layout are CuTe C++'s `Sw' o inverse(L)`, each checked pointwise
+/// against the definition here too; where CuTe's answer breaks it, an error says so.
+#[test]
+fn inverses_of_swizzled_layouts() {
+    let f = "Sw<3,3,3> o (8,64):(64,1)";
+    for op in ["right_inverse", "left_inverse"] {
+        let g = ev(&format!("{op}({f})"));
+        assert!(g.starts_with("Sw<"), "{op}: {g}");
+        for k in 0..512 {
+            let (inner, outer) = if op == "right_inverse" {
+                (&g, f)
+            } else {
+                (&f.to_string(), g.as_str())
+            };
+            let x = ev(&format!("({inner})({k})"));
+            assert_eq!(
+                ev(&format!("({outer})({x})")),
+                k.to_string(),
+                "{op}({f}) = {g} at {k}"
+            );
+        }
+    }
+    assert_eq!(
+        ev("right_inverse(Sw<3,0,3> o (8,8):(8,1))"),
+        "Sw<3,0,-3> o (8,8):(8,1)"
+    );
+    // An identity swizzle is dropped, as CuTe drops it.
+    assert_eq!(ev("right_inverse(Sw<0,4,3> o (4,8):(8,1))"), "(8,4):(4,1)");
+    assert!(err("right_inverse(Sw<3,4,3> o (64,8):(8,1))").contains("breaks the definition"));
+    assert!(err("right_inverse(Sw<3,0,3> o (8,4):(4,1))").contains("make_swizzle"));
 }
