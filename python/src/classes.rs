@@ -198,11 +198,16 @@ impl Layout {
         Ok(Layout::of(m))
     }
 
-    /// Pickling: a concrete layout is rebuilt from its text (`Layout.parse`).
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
-        slf.get().no_sym("pickling")?;
-        let parse = slf.py().get_type::<Layout>().getattr("parse")?;
-        Ok((parse, (slf.get().inner.to_string(),)))
+    /// Pickling: a concrete layout is rebuilt from its text (`Layout.parse`), a symbolic one
+    /// from its context and text (`pickle.rs`).
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
+        let py = slf.py();
+        if let Some(v) = &slf.get().sym {
+            let (f, state) = reduce_sym(py, v)?;
+            return Ok((f, state.into_pyobject(py)?));
+        }
+        let parse = py.get_type::<Layout>().getattr("parse")?;
+        Ok((parse, (slf.get().inner.to_string(),).into_pyobject(py)?))
     }
 
     /// A layout is immutable: its copy is itself.
