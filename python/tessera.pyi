@@ -96,7 +96,8 @@ class Layout:
     def __call__(self, *coord: Any) -> Any:
         """`L(i)`, `L(coord)` or `L(c0, c1, ...)`: the offset."""
     def __getitem__(self, i: Union[int, slice]) -> Layout:
-        """Mode i."""
+        """Mode i (negative: from the end), or the layout of the modes of a slice (PyCuTe's
+        `L[i]`); a symbolic layout's modes are symbolic. IndexError for a mode past the rank."""
     def __len__(self) -> int:
         """The rank."""
     def __iter__(self) -> Iterator[Layout]:
@@ -152,6 +153,9 @@ class ComposedLayout:
         """The shape of the layout."""
     def size(self) -> int:
         """The number of coordinates."""
+    def __getitem__(self, i: Union[int, slice]) -> ComposedLayout:
+        """The function on mode i of its domain, `swizzle o offset o layout[i]` (PyCuTe's
+        `ComposedLayout[i]`, CuTe's `get<I>`); a slice selects those modes."""
     def __call__(self, *coord: Any) -> int:
         """The swizzled offset of an index or a coordinate."""
     def __eq__(self, other: object) -> bool: ...
