@@ -4,14 +4,18 @@
 //! layout followed by the swizzle. Its `composition(Layout R, Swizzle Sw)` turns that into
 //! `Sw' o R`, with the swizzle `Sw'` read from `R`'s values at the swizzle's masks
 //! (`make_swizzle<R(yyy), R(zzz)>`): exact when `R` maps the swizzle's bits linearly, and
-//! not otherwise (CuTe's own comment: "works in simple cases"). Tessera builds CuTe's answer
-//! the same way and then checks it against the definition at every point of its domain, so
-//! an answer is never wrong: where CuTe's answer breaks the definition, the call is an error
-//! naming the first point where it does. The CuTe DSL (4.8) refuses both calls.
+//! not otherwise (CuTe's own comment: "works in simple cases"): it breaks the definition
+//! where the swizzle's bits reach past the layout's domain, or where `R` maps a run of the
+//! swizzle's bits onto a run in another order (the masks look right, the bits pair wrongly).
+//! Tessera builds CuTe's answer the same way and then proves it: by structure when `R`
+//! splits at the swizzle's top bit into concrete leading leaves and the rest (see `Split`;
+//! this covers symbolic extents past the swizzle's bits), else at every point of its domain.
+//! An answer is never wrong: where CuTe's breaks the definition, the call is an error naming
+//! the first point where it does. The CuTe DSL (4.8) refuses both calls.
 //!
 //! An offset `Sw o off o L` with `off != 0` has the inverse `R o -off o Sw` in CuTe, an
 //! offset between a layout and a swizzle that a composed layout (swizzle last) cannot hold:
-//! an error. Symbolic extents are an error too: the check needs every point.
+//! an error. Symbolic extents that the structure does not cover are an error too.
 
 use super::inverse::{left_inverse, right_inverse};
 use crate::error::{Error, Result};
@@ -52,8 +56,9 @@ impl Side {
 /// * `right_inverse(L)` is defined (its own pre-conditions);
 /// * `R(yyy)` and `R(zzz)` are runs of the same number of bits, as CuTe's `make_swizzle`
 ///   requires (else [`Error::Condition`] naming both);
-/// * the size of the answer is a constant of at most [`SWIZZLED_INVERSE_CHECK_LIMIT`]
-///   (else [`Error::NotConstant`] or [`Error::Condition`]).
+/// * the answer is proved by structure (`R` splits at the swizzle's top bit, see the module
+///   docs), or its size is a constant of at most [`SWIZZLED_INVERSE_CHECK_LIMIT`] and it is
+///   checked at every point (else [`Error::NotConstant`] or [`Error::Condition`]).
 ///
 /// # Post-conditions
 ///
@@ -84,8 +89,10 @@ pub fn right_inverse_swizzled<I: Int>(f: &ComposedLayout<I>) -> Result<ComposedL
 ///
 /// # Pre-conditions
 ///
-/// As [`right_inverse_swizzled`], with `left_inverse(L)` defined (`L` injective) and the
-/// size of `F` (the points checked) a constant of at most [`SWIZZLED_INVERSE_CHECK_LIMIT`].
+/// As [`right_inverse_swizzled`], with `left_inverse(L)` defined (`L` injective) and, where
+/// the structure does not prove the answer, the size of `F` (the points checked) a constant
+/// of at most [`SWIZZLED_INVERSE_CHECK_LIMIT`]. A swizzle of no bits gives plain
+/// `left_inverse(L)`, with its own post-conditions.
 ///
 /// # Post-conditions
 ///
@@ -124,17 +131,137 @@ fn inverse<I: Int>(f: &ComposedLayout<I>, side: Side) -> Result<ComposedLayout<I
         Side::Right => right_inverse(&f.inner)?,
         Side::Left => left_inverse(&f.inner)?,
     };
-    let swizzle = match f.swizzle {
-        None => None,
-        Some(sw) => transfer(op, f, &r, sw)?,
+    let sw = match f.swizzle {
+        Some(sw) if sw.bits > 0 => sw,
+        // No swizzle (or one of no bits): the plain inverse, by its own post-conditions.
+        _ => {
+            return Ok(ComposedLayout {
+                swizzle: None,
+                offset: I::zero(),
+                inner: r,
+            });
+        }
     };
+    let split = Split::of(&r, sw);
+    let swizzle = transfer(op, f, &r, sw, split.as_ref())?;
     let g = ComposedLayout {
         swizzle,
         offset: I::zero(),
         inner: r,
     };
+    // By structure (for every admitted value of symbolic extents), else at every point.
+    let covered = || match side {
+        Side::Right => true,
+        // `left_inverse(L)(L(i)) == i` needs `L` injective: no stride-0 leaf but of extent 1
+        // (its other modes are, by left_inverse's post-condition).
+        Side::Left => {
+            let injective = f
+                .inner
+                .flat_shape()
+                .iter()
+                .zip(f.inner.flat_stride())
+                .all(|(s, d)| {
+                    s.is(1)
+                        || match d {
+                            Stride::Int(d) => d.is_zero().is_ok_and(|z| !z),
+                            _ => false,
+                        }
+                });
+            injective
+                && f.inner
+                    .cosize()
+                    .and_then(|c| c.less_eq(&g.inner.size()?))
+                    .unwrap_or(false)
+        }
+    };
+    if split.is_some_and(|sp| sp.commutes(sw, swizzle)) && covered() {
+        return Ok(g);
+    }
     check(f, &g, side)?;
     Ok(g)
+}
+
+/// An answer layout `A` split at the swizzle's top bit `T`: `A(k) = lo(k mod 2^T) + hi(k div
+/// 2^T)`, its leading leaves (of product exactly `2^T`, a leaf split where `2^T` falls inside
+/// it) concrete.
+///
+/// When `Sw'(lo(k)) == lo(Sw(k))` for every `k < 2^T` and every stride of `hi` is a multiple
+/// of `2^T'` (`T'` the top bit of `Sw'`), `Sw' o A == A o Sw` on `A`'s whole domain (which
+/// `Sw` maps onto itself: `2^T` divides its size), for every value of `hi`'s symbols: `Sw'`
+/// reads and writes only bits below `T'`, which adding a multiple of `2^T'` leaves alone. Then
+/// `F(G(k)) = Sw(L(A(Sw(k)))) = k` for `A = right_inverse(L)`, and `G(F(i)) =
+/// A(Sw(Sw(L(i)))) = i` for `A = left_inverse(L)` when `L`'s offsets lie in `A`'s domain.
+struct Split<I> {
+    /// `2^T`.
+    p: i64,
+    /// The leading leaves `(extent, stride)`.
+    lo: Vec<(i64, i64)>,
+    /// The strides of the other leaves.
+    hi: Vec<Stride<I>>,
+}
+
+impl<I: Int> Split<I> {
+    /// The split of `a` at the top bit of `sw`, or `None` where `a` does not split there
+    /// (symbolic leading leaves, no leaf boundary or divisible leaf at `2^T`, `2^T` past the
+    /// check's limit).
+    fn of(a: &Layout<I>, sw: Swizzle) -> Option<Self> {
+        let t = sw.base + sw.bits + sw.shift.unsigned_abs();
+        let p = 1i64
+            .checked_shl(t)
+            .filter(|&p| p <= SWIZZLED_INVERSE_CHECK_LIMIT)?;
+        let (mut rem, mut lo, mut hi) = (p, Vec::new(), Vec::new());
+        for (s, d) in a.flat_shape().iter().zip(a.flat_stride()) {
+            if rem == 1 {
+                hi.push(d.clone());
+                continue;
+            }
+            let s = s.as_const()?;
+            let d = match d {
+                Stride::Int(d) => d.as_const()?,
+                _ => return None,
+            };
+            if s <= 0 {
+                return None;
+            }
+            if rem % s == 0 {
+                lo.push((s, d));
+                rem /= s;
+            } else if s % rem == 0 {
+                lo.push((rem, d));
+                hi.push(Stride::Int(I::lit(d.checked_mul(rem)?)));
+                rem = 1;
+            } else {
+                return None;
+            }
+        }
+        (rem == 1).then_some(Split { p, lo, hi })
+    }
+
+    /// `lo(k)` for `k < 2^T`, `None` on overflow.
+    fn lo(&self, mut k: i64) -> Option<i64> {
+        let mut acc = 0i64;
+        for &(s, d) in &self.lo {
+            acc = acc.checked_add((k % s).checked_mul(d)?)?;
+            k /= s;
+        }
+        Some(acc)
+    }
+
+    /// Whether `Sw' o A == A o Sw` follows from the structure (see [`Split`]).
+    fn commutes(&self, sw: Swizzle, derived: Option<Swizzle>) -> bool {
+        let apply = |x: i64| derived.map_or(x, |s| s.apply(x));
+        let low_ok = (0..self.p).all(|k| match (self.lo(k), self.lo(sw.apply(k))) {
+            (Some(a), Some(b)) => apply(a) == b,
+            _ => false,
+        });
+        let top = derived.map_or(0, |s| s.base + s.bits + s.shift.unsigned_abs());
+        let unit = I::lit(1i64 << top);
+        low_ok
+            && self.hi.iter().all(|d| match d {
+                Stride::Int(d) => unit.divides(d).unwrap_or(false),
+                _ => false,
+            })
+    }
 }
 
 fn neg_text<I: Int>(x: &I) -> String {
@@ -150,11 +277,16 @@ fn transfer<I: Int>(
     f: &ComposedLayout<I>,
     r: &Layout<I>,
     sw: Swizzle,
+    split: Option<&Split<I>>,
 ) -> Result<Option<Swizzle>> {
     if sw.bits == 0 {
         return Ok(None);
     }
     let at = |mask: i64| -> Result<i64> {
+        // The masks lie below the split: their values are the leading leaves' alone.
+        if let Some(v) = split.and_then(|sp| sp.lo(mask)) {
+            return Ok(v);
+        }
         match r.eval_index(&I::lit(mask))? {
             Stride::Int(v) => v.as_const().ok_or_else(|| {
                 Error::NotConstant(format!(
