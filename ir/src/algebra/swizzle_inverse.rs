@@ -177,8 +177,31 @@ fn inverse<I: Int>(f: &ComposedLayout<I>, side: Side) -> Result<ComposedLayout<I
     if split.is_some_and(|sp| sp.commutes(sw, swizzle)) && covered() {
         return Ok(g);
     }
-    check(f, &g, side)?;
+    // The check runs on i64 values (a symbolic session's constants are slow to evaluate).
+    match (as_i64(f), as_i64(&g)) {
+        (Some(fc), Some(gc)) => check(&fc, &gc, side)?,
+        _ => check(f, &g, side)?,
+    }
     Ok(g)
+}
+
+/// The same composed layout over `i64`, when every extent, stride and the offset is a
+/// constant integer.
+fn as_i64<I: Int>(c: &ComposedLayout<I>) -> Option<ComposedLayout<i64>> {
+    let shape = c.inner.shape().try_map(|s| s.as_const().ok_or(())).ok()?;
+    let stride = c
+        .inner
+        .stride()
+        .try_map(|d| match d {
+            Stride::Int(d) => d.as_const().map(Stride::Int).ok_or(()),
+            _ => Err(()),
+        })
+        .ok()?;
+    Some(ComposedLayout {
+        swizzle: c.swizzle,
+        offset: c.offset.as_const()?,
+        inner: Layout::new(shape, stride).ok()?,
+    })
 }
 
 /// An answer layout `A` split at the swizzle's top bit `T`: `A(k) = lo(k mod 2^T) + hi(k div
