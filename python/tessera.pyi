@@ -27,7 +27,8 @@ class Sym:
 
     `str()` is its canonical text. `+`, `-`, `*`, `//` (Tessera's exact division `/`) and `%`
     with ints and symbols of the same call give symbols. Symbols of two `params` calls cannot
-    be mixed.
+    be mixed. Symbols and symbolic layouts pickle, copy and deep-copy: the values of one
+    `params` call come back sharing one context (in the same process, the original's).
     """
 
     @property
@@ -95,7 +96,8 @@ class Layout:
     def __call__(self, *coord: Any) -> Any:
         """`L(i)`, `L(coord)` or `L(c0, c1, ...)`: the offset."""
     def __getitem__(self, i: Union[int, slice]) -> Layout:
-        """Mode i."""
+        """Mode i (negative: from the end), or the layout of the modes of a slice (PyCuTe's
+        `L[i]`); a symbolic layout's modes are symbolic. IndexError for a mode past the rank."""
     def __len__(self) -> int:
         """The rank."""
     def __iter__(self) -> Iterator[Layout]:
@@ -151,13 +153,17 @@ class ComposedLayout:
         """The shape of the layout."""
     def size(self) -> int:
         """The number of coordinates."""
+    def __getitem__(self, i: Union[int, slice]) -> ComposedLayout:
+        """The function on mode i of its domain, `swizzle o offset o layout[i]` (PyCuTe's
+        `ComposedLayout[i]`, CuTe's `get<I>`); a slice selects those modes."""
     def __call__(self, *coord: Any) -> int:
         """The swizzled offset of an index or a coordinate."""
     def __eq__(self, other: object) -> bool: ...
     def __hash__(self) -> int: ...
 
 class Proof:
-    """The answer of `prove`, or of one assertion of `check`."""
+    """The answer of `prove`, or of one assertion of `check`. It pickles, copies and
+    deep-copies (a deep copy's counterexample is a new dict)."""
 
     def _repr_html_(self) -> str:
         """The answer as HTML for notebooks: verdict, assertion, time, and a refutation's picture."""
@@ -225,6 +231,16 @@ def eval(expr: str) -> Any:
 
 def _builtin_names() -> list[str]:
     """The names of every built-in function of `tessera eval`."""
+
+def _symbolic(id: str, declaration: str, binds: list[str], text: str) -> Any:
+    """Rebuilds a pickled symbolic value (a symbolic `Layout` or a `Sym`) in the context of its
+    id: the live one in this process, else one made from the declaration and bound values and
+    shared by every value of that id. Not for direct use."""
+
+def _proof(verdict: str, counterexample: Optional[dict[str, Any]], reason: Optional[str], time: float,
+           assertion: str, file: Optional[str], line: Optional[int], prover: Optional[str],
+           picture: Optional[str]) -> Proof:
+    """A `Proof` from its fields (unpickling). Not for direct use."""
 
 def coalesce(A: Any, profile: Any = None) -> LayoutLike:
     """The simplest layout of the same function as A: R(i) == A(i), depth(R) <= 1. With a profile (a tuple), each mode is coalesced on its own."""

@@ -167,42 +167,35 @@ impl Layout {
     }
 
     /// `L[i]`: mode `i` as a layout (negative `i` counts from the end); `L[a:b]` the layout of
-    /// those modes (PyCuTe's tuple slice).
-    fn __getitem__(&self, i: &Bound<'_, PyAny>) -> PyResult<Self> {
-        self.no_sym("indexing")?;
-        let r = self.inner.rank() as isize;
-        if let Ok(sl) = i.cast::<pyo3::types::PySlice>() {
-            // PyCuTe's `L[a:b]`: the layout of those modes, as the shape's tuple slice.
-            let ix = sl.indices(r)?;
-            let mut modes = Vec::new();
-            let mut k = ix.start;
-            while (ix.step > 0 && k < ix.stop) || (ix.step < 0 && k > ix.stop) {
-                modes.push(
-                    self.inner
-                        .mode(k as usize)
-                        .ok_or_else(|| PyIndexError::new_err("no such mode"))?,
-                );
-                k += ix.step;
+    /// those modes (PyCuTe's tuple slice). A symbolic layout's modes are symbolic layouts.
+    fn __getitem__(&self, py: Python<'_>, i: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let Some(v) = &self.sym else {
+            return Ok(Py::new(py, Layout::of(modes_at(&self.inner, i)?))?.into_any());
+        };
+        let r: isize = sym_eval(py, &v.ctx, &format!("rank({})", v.text))?.extract(py)?;
+        let src = match mode_indices(r, i)? {
+            Modes::One(k) => format!("get({}, {k})", v.text),
+            Modes::Many(ks) if ks.is_empty() => {
+                return Ok(Py::new(py, Layout::of(ir::Layout::concat([])))?.into_any());
             }
-            return Ok(Layout::of(ir::Layout::concat(modes)));
-        }
-        let i: isize = i.extract()?;
-        let k = if i < 0 { i + r } else { i };
-        if k < 0 || k >= r {
-            return Err(PyIndexError::new_err(format!("mode {i} of a rank-{r} layout")));
-        }
-        let m = self
-            .inner
-            .mode(k as usize)
-            .ok_or_else(|| PyIndexError::new_err("no such mode"))?;
-        Ok(Layout::of(m))
+            Modes::Many(ks) => {
+                let ks: Vec<String> = ks.iter().map(usize::to_string).collect();
+                format!("select({}, ({}))", v.text, ks.join(","))
+            }
+        };
+        sym_eval(py, &v.ctx, &src)
     }
 
-    /// Pickling: a concrete layout is rebuilt from its text (`Layout.parse`).
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
-        slf.get().no_sym("pickling")?;
-        let parse = slf.py().get_type::<Layout>().getattr("parse")?;
-        Ok((parse, (slf.get().inner.to_string(),)))
+    /// Pickling: a concrete layout is rebuilt from its text (`Layout.parse`), a symbolic one
+    /// from its context and text (`pickle.rs`).
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
+        let py = slf.py();
+        if let Some(v) = &slf.get().sym {
+            let (f, state) = reduce_sym(py, v)?;
+            return Ok((f, state.into_pyobject(py)?));
+        }
+        let parse = py.get_type::<Layout>().getattr("parse")?;
+        Ok((parse, (slf.get().inner.to_string(),).into_pyobject(py)?))
     }
 
     /// A layout is immutable: its copy is itself.
@@ -396,6 +389,14 @@ impl ComposedLayout {
         slf
     }
 
+    /// `C[i]`: the function on mode `i` of its domain, `swizzle o offset o layout[i]`
+    /// (PyCuTe's `ComposedLayout[i]`, CuTe's `get<I>`); `C[a:b]` on those modes.
+    fn __getitem__(&self, i: &Bound<'_, PyAny>) -> PyResult<Self> {
+        Ok(ComposedLayout {
+            inner: self.inner.with_inner(modes_at(&self.inner.inner, i)?),
+        })
+    }
+
     /// The swizzle applied last, or `None`.
     #[getter]
     fn swizzle(&self) -> Option<Swizzle> {
@@ -468,4 +469,47 @@ impl ComposedLayout {
 /// The picture of a layout (index colouring), or `None` where it cannot be drawn.
 fn picture(v: Value<i64>) -> Option<tessera::draw::Picture> {
     tessera::draw::layout(&v, tessera::draw::Color::Index).ok()
+}
+
+/// The modes a Python index selects: one (an int), or several (a slice).
+enum Modes {
+    One(usize),
+    Many(Vec<usize>),
+}
+
+/// The modes `i` (an int, negative from the end, or a slice) selects among `rank`; an
+/// `IndexError` naming the rank for a mode that does not exist.
+fn mode_indices(rank: isize, i: &Bound<'_, PyAny>) -> PyResult<Modes> {
+    if let Ok(sl) = i.cast::<pyo3::types::PySlice>() {
+        let ix = sl.indices(rank)?;
+        let mut ks = Vec::new();
+        let mut k = ix.start;
+        while (ix.step > 0 && k < ix.stop) || (ix.step < 0 && k > ix.stop) {
+            ks.push(k as usize);
+            k += ix.step;
+        }
+        return Ok(Modes::Many(ks));
+    }
+    let i: isize = i.extract()?;
+    let k = if i < 0 { i + rank } else { i };
+    if k < 0 || k >= rank {
+        return Err(PyIndexError::new_err(format!(
+            "mode {i} of a rank-{rank} layout (modes 0..{rank}, or -{rank}..-1 from the end)"
+        )));
+    }
+    Ok(Modes::One(k as usize))
+}
+
+/// The layout of the modes `i` selects (see [`mode_indices`]).
+fn modes_at(l: &ir::Layout<i64>, i: &Bound<'_, PyAny>) -> PyResult<ir::Layout<i64>> {
+    let mode = |k: usize| {
+        l.mode(k)
+            .ok_or_else(|| PyIndexError::new_err(format!("no mode {k}")))
+    };
+    match mode_indices(l.rank() as isize, i)? {
+        Modes::One(k) => mode(k),
+        Modes::Many(ks) => Ok(ir::Layout::concat(
+            ks.into_iter().map(mode).collect::<PyResult<Vec<_>>>()?,
+        )),
+    }
 }

@@ -120,6 +120,27 @@ impl Proof {
         Ok(s)
     }
 
+    /// Pickling: its fields (`pickle.rs`).
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, impl IntoPyObject<'py>)> {
+        reduce_proof(py, self)
+    }
+
+    /// A proof is immutable: its copy is itself.
+    fn __copy__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
+        slf
+    }
+
+    /// A new proof whose counterexample (a dict) is a deep copy.
+    fn __deepcopy__(&self, py: Python<'_>, memo: &Bound<'_, PyAny>) -> PyResult<Proof> {
+        let cex = py
+            .import("copy")?
+            .getattr("deepcopy")?
+            .call1((self.counterexample.bind(py), memo))?
+            .unbind();
+        let s = proof_state(self, cex);
+        Ok(_proof(s.0, s.1, s.2, s.3, s.4, s.5, s.6, s.7, s.8))
+    }
+
     /// `True` when the property is proved.
     fn __bool__(&self) -> bool {
         self.verdict == "proved"

@@ -13,8 +13,12 @@ use std::sync::Arc;
 
 /// The parameters of one `params` call: their declaration, and the session over them.
 pub(crate) struct Ctx {
+    /// A process-unique id, kept by pickling (`pickle.rs`).
+    pub(crate) id: String,
     /// The declaration, as given: `M, N where M % 128 == 0`.
     pub(crate) decl: String,
+    /// The values bound in the session (`M=256`), by `Sym.bind` / `Layout.bind`.
+    pub(crate) binds: Vec<String>,
     /// The session of `tessera eval --param DECL`.
     pub(crate) session: lang::Session,
 }
@@ -197,9 +201,12 @@ pub(crate) fn sym_bind(
     let refs: Vec<&str> = binds.iter().map(String::as_str).collect();
     let session = lang::Session::new(&[v.ctx.decl.as_str()], &refs).map_err(err)?;
     let ctx = Arc::new(Ctx {
+        id: new_ctx_id(),
         decl: v.ctx.decl.clone(),
+        binds,
         session,
     });
+    register(&ctx);
     sym_eval(py, &ctx, &v.text)
 }
 
@@ -251,6 +258,21 @@ impl Sym {
     #[getter]
     fn declaration(&self) -> String {
         self.v.ctx.decl.clone()
+    }
+
+    /// Pickling: its context's id, declaration and bound values, and its text (`pickle.rs`).
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, impl IntoPyObject<'py>)> {
+        reduce_sym(py, &self.v)
+    }
+
+    /// A symbol is immutable: its copy is itself.
+    fn __copy__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
+        slf
+    }
+
+    /// A symbol is immutable: its deep copy is itself.
+    fn __deepcopy__<'py>(slf: Bound<'py, Self>, _memo: &Bound<'py, PyAny>) -> Bound<'py, Self> {
+        slf
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
@@ -315,9 +337,12 @@ pub(crate) fn params(py: Python<'_>, declaration: &str) -> PyResult<Py<PyAny>> {
     let mut facts = ir::sym::Facts::default();
     let names = lang::declare(&mut facts, declaration).map_err(err)?;
     let ctx = Arc::new(Ctx {
+        id: new_ctx_id(),
         decl: declaration.to_string(),
+        binds: Vec::new(),
         session,
     });
+    register(&ctx);
     let syms = names
         .into_iter()
         .map(|n| {

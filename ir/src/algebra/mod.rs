@@ -16,6 +16,7 @@ mod modes;
 mod nullspace;
 mod product;
 mod recast;
+mod swizzle_inverse;
 mod tile_to_shape;
 mod tiler;
 mod tuple_div;
@@ -37,6 +38,7 @@ pub use product::{
     blocked_product, flat_product, logical_product, raked_product, tiled_product, zipped_product,
 };
 pub use recast::{downcast, recast, recast_composed, upcast};
+pub use swizzle_inverse::{SWIZZLED_INVERSE_CHECK_LIMIT, left_inverse_swizzled, right_inverse_swizzled};
 pub use tile_to_shape::tile_to_shape;
 pub use tiler::{Tiler, identity_layout, make_basis_like, tiler_to_layout};
 pub use tuple_div::{ceil_div, elem_scale, shape_div};

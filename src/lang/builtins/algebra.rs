@@ -155,27 +155,31 @@ pub(super) fn raked_product<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
 }
 
 pub(super) fn right_inverse<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
-    no_composed_inverse(c)?;
-    unary(c, alg::right_inverse)
+    inverse(c, alg::right_inverse, alg::right_inverse_swizzled)
 }
 
 pub(super) fn left_inverse<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
-    no_composed_inverse(c)?;
-    unary(c, alg::left_inverse)
+    inverse(c, alg::left_inverse, alg::left_inverse_swizzled)
 }
 
-/// The inverse of a swizzled (or offset) layout `Sw o OFF o L` is `inverse(L) o -OFF o Sw` in
-/// CuTe: a layout followed by a swizzle, which a composed layout (swizzle last) cannot hold.
-fn no_composed_inverse<I: Int>(c: &Call<'_, I>) -> Result<()> {
-    if let Value::Composed(v) = c.arg(0)? {
-        return Err(c.err(format!(
-            "{}: the inverse of {v} is {}({}) o -offset o the swizzle (CuTe's answer), a layout \
-             followed by a swizzle, which Tessera's composed layouts (swizzle last) cannot hold; \
-             take {}({}) and apply the swizzle's inverse (itself) to the offsets first",
-            c.name, c.name, v.inner, c.name, v.inner
-        )));
+/// An inverse of a layout, or of a swizzled layout `Sw o L`: CuTe's `Sw' o inverse(L)`,
+/// checked pointwise by the algebra (an error where CuTe's answer breaks the definition); a
+/// plain layout where CuTe drops an identity swizzle.
+fn inverse<I: Int>(
+    c: &mut Call<'_, I>,
+    plain: fn(&Layout<I>) -> Result<Layout<I>>,
+    swizzled: fn(&ComposedLayout<I>) -> Result<ComposedLayout<I>>,
+) -> Result<Value<I>> {
+    match c.take(0)? {
+        Value::Composed(v) => {
+            let g = swizzled(&v)?;
+            Ok(match g.swizzle {
+                None => Value::Layout(g.inner),
+                Some(_) => Value::Composed(g),
+            })
+        }
+        v => Ok(Value::Layout(plain(&v.into_layout()?)?)),
     }
-    Ok(())
 }
 
 pub(super) fn nullspace<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {

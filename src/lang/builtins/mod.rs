@@ -18,6 +18,7 @@
 
 mod algebra;
 mod atoms;
+mod mode_select;
 mod modes;
 mod tuples;
 pub(crate) mod views;
@@ -186,10 +187,10 @@ registry! {
         "make_fragment_like" (1, 1) "L" "a compact layout of L's shape: mode 0 column-major, the rest ordered like L" => algebra::make_fragment_like,
     }
     Tuples {
-        "select" (2, 3) "x, (i, j, ...) | L, dim, i (a view)" "modes i, j, ... of x; with three arguments, the view at index i of dimension dim" => tuples::select,
-        "take" (3, 3) "x, begin, end" "modes begin..end of x" => tuples::take,
-        "get" (1, ANY) "x, i, j, ..." "the mode of x at the path i, j, ..." => tuples::get,
-        "flatten" (1, 1) "x" "the leaves of x as one flat tuple" => tuples::flatten,
+        "select" (2, 3) "x, (i, j, ...) | L, dim, i (a view)" "modes i, j, ... of x; with three arguments, the view at index i of dimension dim" => mode_select::select,
+        "take" (3, 3) "x, begin, end" "modes begin..end of x" => mode_select::take,
+        "get" (1, ANY) "x, i, j, ..." "the mode of x at the path i, j, ..." => mode_select::get,
+        "flatten" (1, 1) "x" "the leaves of x as one flat tuple" => mode_select::flatten,
         "wrap" (1, 1) "x" "x as a one-mode tuple" => tuples::wrap,
         "unwrap" (1, 1) "x" "the single mode of a one-mode tuple" => tuples::unwrap,
         "size" (1, 1) "x" "the product of the extents" => tuples::size,

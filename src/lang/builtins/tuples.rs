@@ -7,43 +7,11 @@ use tessera_ir::HTuple;
 use tessera_ir::Int;
 use tessera_ir::Layout;
 use tessera_ir::Result;
-use tessera_ir::Stride;
 use tessera_ir::shape;
-
-pub(super) fn select<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
-    if c.len() == 3 {
-        return super::views::select(c);
-    }
-    let idx = index_list(c.arg(1)?)?;
-    map_modes(c.arg(0)?, |m| m.select(&idx), |t| t.select(&idx))
-}
-
-pub(super) fn take<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
-    let (b, en) = (c.arg(1)?.to_index()?, c.arg(2)?.to_index()?);
-    map_modes(c.arg(0)?, |m| m.take(b, en), |t| t.take(b, en))
-}
 
 /// The indices `i, j, ...` after the first argument.
 fn path<I: Int>(c: &mut Call<'_, I>) -> Result<Vec<usize>> {
     (1..c.len()).map(|k| c.arg(k)?.to_index()).collect()
-}
-
-pub(super) fn get<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
-    let path = path(c)?;
-    let missing = || c.err(format!("get: no mode at path {path:?}"));
-    match c.arg(0)? {
-        Value::Layout(l) => Ok(Value::Layout(l.get(&path).ok_or_else(missing)?)),
-        v => Ok(Value::from_int_tuple(
-            &v.to_int_tuple()?.get(&path).ok_or_else(missing)?,
-        )),
-    }
-}
-
-pub(super) fn flatten<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
-    match c.arg(0)? {
-        Value::Layout(l) => Ok(Value::Layout(l.flatten())),
-        v => Ok(Value::from_int_tuple(&v.to_int_tuple()?.flatten())),
-    }
 }
 
 /// `wrap` (`w`) or `unwrap` of a layout or an int tuple.
@@ -278,26 +246,6 @@ fn slice_dice<I: Int>(
             _ => Err(format!("coordinate {c} does not match {b}")),
         },
         _ => Err(format!("expected a coordinate of integers and '_', found {c}")),
-    }
-}
-
-/// `(i, j, ...)` or a single index.
-fn index_list<I: Int>(v: &Value<I>) -> Result<Vec<usize>> {
-    match v {
-        Value::Tuple(items) => items.iter().map(Value::to_index).collect(),
-        v => Ok(vec![v.to_index()?]),
-    }
-}
-
-/// Applies a mode selection to a layout (both shape and stride) or to an int tuple.
-fn map_modes<I: Int>(
-    v: &Value<I>,
-    f: impl Fn(&HTuple<I>) -> Result<HTuple<I>>,
-    g: impl Fn(&HTuple<Stride<I>>) -> Result<HTuple<Stride<I>>>,
-) -> Result<Value<I>> {
-    match v {
-        Value::Layout(l) => Ok(Value::Layout(Layout::new(f(l.shape())?, g(l.stride())?)?)),
-        v => Ok(Value::from_int_tuple(&f(&v.to_int_tuple()?)?)),
     }
 }
 
