@@ -1,0 +1,225 @@
+//! Offsets are `i64` also over parameters: where a layout has parameters, z3 (whose integers
+//! are unbounded) and the structural engine (which reasons on the leaves) prove a property
+//! for every admitted valuation, also one at which the machine's `i64` offsets overflow. After
+//! such a proof, one more z3 query (within [`INT64_RLIMIT`], counted, not timed) asks whether
+//! some admitted valuation and index make an offset, the size, or an intermediate of the
+//! lowered index arithmetic (what the encodings compute) leave `i64`:
+//!
+//! * none (or the interval analysis already bounds every node): the proof stands as it is;
+//! * one, and every parameter of that layout is bounded: the user's bounds admit a valuation
+//!   past `i64`, which is bad input naming it (what enumeration says at that valuation, and
+//!   what a concrete layout past `i64` gives, [`crate::offset_range`]);
+//! * one over an unbounded parameter: the proof holds for every admitted valuation at which
+//!   the offsets fit in `i64`, which the verdict states as an assumption with the witness
+//!   valuation (`proved, assuming offsets fit in int64 (they leave it at N = ..., index ...)`);
+//! * z3 undecided within its limit: the same assumption, saying that it was not decided.
+
+use crate::context::{Ctx, below, past_end};
+use crate::error::{PResult, ProveError};
+use crate::func::Func;
+use crate::property::{Property, funcs};
+use crate::query::{Outcome, Query, Scope};
+use std::collections::HashMap;
+use tessera_ir::index::{Var, lower_sym};
+use tessera_ir::sym::Interval;
+use tessera_ir::{Codomain, Int};
+use z3::ast::Bool;
+
+/// z3's resource limit (its deterministic count, `rlimit`) for the query of one layout.
+pub const INT64_RLIMIT: u32 = 5_000_000;
+
+/// What the machine's `i64` arithmetic admits of a proof over parameters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Int64Domain {
+    /// Every offset and intermediate fits in `i64` at every admitted valuation and index.
+    Fits,
+    /// The proof holds where the offsets fit in `i64`; the assumption as reports print it.
+    Assumed(String),
+}
+
+/// The `i64` domain of `p`'s layouts with parameters (a concrete one was checked before any
+/// engine ran); bad input where bounded parameters admit an offset past `i64`.
+///
+/// @pre `p` was validated. @post `Fits` only if z3 or the interval analysis found every
+/// offset, size and intermediate of every parameterised layout of `p` inside `i64` at every
+/// admitted valuation; `Err(Invalid)` names a valuation and index past `i64`.
+pub(crate) fn domain(p: &Property, ctx: &Ctx) -> PResult<Int64Domain> {
+    let mut notes = Vec::new();
+    for f in funcs(p) {
+        if let Some(n) = witness(ctx, f)?
+            && !notes.contains(&n)
+        {
+            notes.push(n);
+        }
+    }
+    Ok(if notes.is_empty() {
+        Int64Domain::Fits
+    } else {
+        Int64Domain::Assumed(format!("offsets fit in int64 ({})", notes.join("; ")))
+    })
+}
+
+/// The note of the assumption `f` needs, if any; bad input where `f`'s parameters are all
+/// bounded and still admit a value past `i64`.
+fn witness(ctx: &Ctx, f: &Func) -> PResult<Option<String>> {
+    if f.syms().iter().all(|s| s.as_const().is_some()) {
+        return Ok(None);
+    }
+    if !matches!(f.codomain(), Ok(Codomain::Int | Codomain::F2)) {
+        return Ok(None);
+    }
+    let (Ok(e), Ok(size)) = (f.lower(), f.size()) else {
+        return Ok(None);
+    };
+    let se = lower_sym(&size)?;
+    let r = below(&ctx.facts, &size);
+    let i64_range = Interval::new(Some(i64::MIN.into()), Some(i64::MAX.into()));
+    let fits = |iv: &Interval| iv.meet(i64_range) == Some(*iv);
+    let mut ranges: HashMap<Var, Interval> = HashMap::new();
+    for s in f.syms() {
+        let mut names = std::collections::BTreeSet::new();
+        crate::func::params_of(&s, &mut names);
+        for n in names {
+            if let Some(pf) = ctx.facts.get(&n) {
+                ranges.insert(Var::Param(n), pf.interval());
+            }
+        }
+    }
+    let mut with_index = ranges.clone();
+    with_index.insert(Var::Index, r);
+    if e.intervals(&with_index).iter().all(fits) && se.intervals(&ranges).iter().all(fits) {
+        return Ok(None);
+    }
+    let empty = HashMap::new();
+    let scope = Scope {
+        apps: vec![(&e, r)],
+        exprs: vec![(&se, &empty)],
+        syms: vec![&size],
+        extra: vec![past_end(r)],
+        quantified: false,
+        prefer_int: true,
+    };
+    let mut q = Query::new(ctx.facts.clone(), &scope, ctx.deadline)?;
+    q.int64_semantics();
+    q.set_rlimit(INT64_RLIMIT);
+    let (sz, size_ok) = q.apply_vars_defined(&se, &HashMap::new(), &empty)?;
+    let n = sz.into_values().next().unwrap_or_else(|| q.konst(0));
+    let zero = q.konst(0);
+    let x = q.index("x", &zero, &n)?;
+    let dom = HashMap::from([(Var::Index, r)]);
+    let (_, offset_ok) = q.apply_vars_defined(&e, &HashMap::from([(Var::Index, x)]), &dom)?;
+    q.assert(&Bool::and(&[size_ok, offset_ok]).not());
+    let (ps, at) = match q.solve() {
+        Ok(Outcome::Unsat) => return Ok(None),
+        Ok(Outcome::Sat(m)) => {
+            let ps = q.model_params(&m)?;
+            let x = q
+                .model_indices(&m)
+                .into_iter()
+                .find(|(k, _)| k == "x")
+                .map(|(_, v)| v);
+            (ps, x)
+        }
+        Ok(Outcome::Unknown(why)) => {
+            return Ok(Some(format!(
+                "z3 did not decide whether {f} always fits within its resource limit: {why}"
+            )));
+        }
+        Err(ProveError::Timeout) => return Err(ProveError::Timeout),
+        Err(e) => {
+            return Ok(Some(format!("z3 did not decide whether {f} always fits: {e}")));
+        }
+    };
+    let mut vals: Vec<String> = ps.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+    vals.sort();
+    let what = match (f.at(&ps).and_then(|c| c.size()), at) {
+        (Err(_), _) => "its size".to_string(),
+        (Ok(_), Some(x)) => format!("index {x}"),
+        (Ok(_), None) => "some index".to_string(),
+    };
+    let place = format!("{f} leaves int64 at {}, {what}", vals.join(", "));
+    let bounded = ps
+        .keys()
+        .all(|n| ctx.facts.get(n).is_some_and(|pf| pf.bounds().1.is_some()));
+    if bounded {
+        return Err(ProveError::Invalid(format!(
+            "{place}: the parameters' bounds admit offsets past i64 (offsets are 64-bit signed \
+             integers on every engine); tighten the bounds"
+        )));
+    }
+    Ok(Some(place))
+}
+
+/// Evaluates `e` at `vals`; whether some intermediate leaves `i64` (for tests of the
+/// witness).
+#[cfg(test)]
+fn overflows(e: &tessera_ir::index::IndexExpr, vals: &HashMap<Var, i64>) -> bool {
+    e.eval_vars(vals).is_err()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::deadline::Deadline;
+    use crate::engine::Engine;
+    use std::sync::Arc;
+    use tessera_ir::sym::Facts;
+
+    fn decl(d: &str) -> Arc<Facts> {
+        let mut f = Facts::default();
+        f.declare(d).unwrap();
+        Arc::new(f)
+    }
+
+    fn ctx(facts: &Arc<Facts>) -> Ctx {
+        Ctx {
+            facts: facts.clone(),
+            params: ["N".to_string()].into(),
+            deadline: Deadline::after_ms(None),
+            engine: Engine::Z3,
+            rlimit: None,
+        }
+    }
+
+    #[test]
+    fn an_unbounded_parameter_is_an_assumption_with_its_witness() {
+        let facts = decl("N where N >= 1");
+        let f = Func::parse("(4,N):(N,1)", &facts).unwrap();
+        let Some(note) = witness(&ctx(&facts), &f).unwrap() else {
+            panic!("no witness")
+        };
+        assert!(note.contains("leaves int64 at N = "), "{note}");
+        let e = f.lower().unwrap();
+        let n: i64 = note
+            .split("N = ")
+            .nth(1)
+            .unwrap()
+            .split(',')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        // The witness is the size (4*N past i64) or an index whose offset leaves i64.
+        match note.rsplit("index ").next().unwrap().parse::<i64>() {
+            Ok(x) => {
+                let vals = HashMap::from([(Var::Param("N".into()), n), (Var::Index, x)]);
+                assert!(overflows(&e, &vals), "{note}");
+            }
+            Err(_) => assert!(note.ends_with("its size") && n.checked_mul(4).is_none(), "{note}"),
+        }
+    }
+
+    #[test]
+    fn bounded_parameters_that_fit_need_nothing_and_past_it_are_bad_input() {
+        let facts = decl("N where 1 <= N <= 1073741824");
+        let f = Func::parse("(4,N):(N,1)", &facts).unwrap();
+        assert_eq!(witness(&ctx(&facts), &f).unwrap(), None);
+        let facts = decl("N where 1 <= N <= 4611686018427387904");
+        let f = Func::parse("(4,N):(N,1)", &facts).unwrap();
+        let e = witness(&ctx(&facts), &f).unwrap_err();
+        assert!(
+            matches!(e, ProveError::Invalid(ref m) if m.contains("tighten")),
+            "{e:?}"
+        );
+    }
+}
