@@ -12,7 +12,8 @@
 //! * one over an unbounded parameter: the proof holds for every admitted valuation at which
 //!   the offsets fit in `i64`, which the verdict states as an assumption with the witness
 //!   valuation (`proved, assuming offsets fit in int64 (they leave it at N = ..., index ...)`);
-//! * z3 undecided within its limit: the same assumption, saying that it was not decided.
+//! * z3 undecided within its limit (or the assertion's time limit passed): the same
+//!   assumption, saying that it was not decided.
 
 use crate::context::{Ctx, below, past_end};
 use crate::error::{PResult, ProveError};
@@ -46,7 +47,13 @@ pub enum Int64Domain {
 pub(crate) fn domain(p: &Property, ctx: &Ctx) -> PResult<Int64Domain> {
     let mut notes = Vec::new();
     for f in funcs(p) {
-        if let Some(n) = witness(ctx, f)?
+        // Bad input stands; any other failure of the query leaves the assumption undecided.
+        let note = match witness(ctx, f) {
+            Ok(n) => n,
+            Err(e @ ProveError::Invalid(_)) => return Err(e),
+            Err(e) => Some(format!("z3 could not decide whether {f} always fits: {e}")),
+        };
+        if let Some(n) = note
             && !notes.contains(&n)
         {
             notes.push(n);
@@ -125,7 +132,12 @@ fn witness(ctx: &Ctx, f: &Func) -> PResult<Option<String>> {
                 "z3 did not decide whether {f} always fits within its resource limit: {why}"
             )));
         }
-        Err(ProveError::Timeout) => return Err(ProveError::Timeout),
+        // The assertion's time limit passed: the proof stands, its assumption undecided.
+        Err(ProveError::Timeout) => {
+            return Ok(Some(format!(
+                "the time limit passed before z3 decided whether {f} always fits"
+            )));
+        }
         Err(e) => {
             return Ok(Some(format!("z3 did not decide whether {f} always fits: {e}")));
         }
