@@ -75,8 +75,13 @@ fn witness(ctx: &Ctx, f: &Func) -> PResult<Option<String>> {
     if !matches!(f.codomain(), Ok(Codomain::Int | Codomain::F2)) {
         return Ok(None);
     }
-    let (Ok(e), Ok(size)) = (f.lower(), f.size()) else {
-        return Ok(None);
+    let (e, size) = match (f.lower(), f.size()) {
+        (Ok(e), Ok(s)) => (e, s),
+        (Err(err), _) | (_, Err(err)) => {
+            return Ok(Some(format!(
+                "{f} could not be lowered to check that it fits: {err}"
+            )));
+        }
     };
     let se = lower_sym(&size)?;
     let r = below(&ctx.facts, &size);
@@ -144,6 +149,23 @@ fn witness(ctx: &Ctx, f: &Func) -> PResult<Option<String>> {
     };
     let mut vals: Vec<String> = ps.iter().map(|(k, v)| format!("{k} = {v}")).collect();
     vals.sort();
+    // Re-checked by evaluation: the size, the offset, or an intermediate of the lowered
+    // arithmetic (evaluated in int64, as emitted code computes it) leaves int64 there.
+    let mut point: HashMap<Var, i64> = ps.iter().map(|(k, v)| (Var::Param(k.clone()), *v)).collect();
+    let direct = f.at(&ps).and_then(|c| {
+        c.size()?;
+        at.map_or(Ok(0), |x| c.offset(x))
+    });
+    let lowered = at.map(|x| {
+        point.insert(Var::Index, x);
+        e.eval_vars(&point).is_err()
+    });
+    if direct.is_ok() && lowered != Some(true) && se.eval_vars(&point).is_ok() {
+        return Ok(Some(format!(
+            "z3 found {f} leaving int64 at {}, which evaluation does not reproduce",
+            vals.join(", ")
+        )));
+    }
     let what = match (f.at(&ps).and_then(|c| c.size()), at) {
         (Err(_), _) => "its size".to_string(),
         (Ok(_), Some(x)) => format!("index {x}"),
