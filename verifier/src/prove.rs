@@ -71,8 +71,9 @@ pub fn prove_by(p: &Property, opts: &Options, engine: Engine) -> (Verdict, Engin
 /// Like [`prove_by`], with what the machine's `i64` offsets admit of a proof over parameters
 /// ([`Int64Domain`]): a `Proved` whose layouts leave `i64` at some admitted valuation of an
 /// unbounded parameter holds where they fit, and comes with that assumption and its witness
-/// (reports print it); where bounded parameters admit a valuation past `i64`, the verdict is
-/// bad input naming it, as enumeration says at that valuation.
+/// (reports print it); where bounded parameters admit a valuation past `i64`, the verdict (a
+/// proof or a refutation) is bad input naming it, as enumeration, which checks every valuation
+/// before it evaluates the property.
 ///
 /// @pre none. @post a `Proved` with `Int64Domain::Fits` holds at every admitted valuation, in
 /// `i64`; the domain is `Fits` for every other verdict.
@@ -102,6 +103,12 @@ pub fn prove_in_int64(p: &Property, opts: &Options, engine: Engine) -> (Verdict,
         let v = match v {
             Ok(Verdict::Proved) if !ctx.params.is_empty() => {
                 int64_domain::domain(p, &ctx).map(|d| (Verdict::Proved, d))
+            }
+            // Bounds that admit a valuation past i64 make the question bad input whatever its
+            // answer (as enumeration, which checks every valuation first); a refutation holds
+            // where it was re-checked, in i64, whatever an unbounded parameter admits.
+            Ok(r @ Verdict::Refuted(_)) if !ctx.params.is_empty() => {
+                int64_domain::domain(p, &ctx).map(|_| (r, Int64Domain::Fits))
             }
             v => v.map(|v| (v, Int64Domain::Fits)),
         };

@@ -68,6 +68,19 @@ fn bounded_parameters_near_the_edges_agree_on_every_engine() {
     }
 }
 
+/// A false property whose bounds admit a valuation past `i64` (`(2,2):(N,N)` collides at
+/// every `N`; `2N` leaves `i64` at `N = 2^62` only): bad input on every engine that decides,
+/// not a refutation at the valuations that fit.
+#[test]
+fn a_refutation_does_not_hide_bounds_past_i64() {
+    let s = Text::new(&["N where 4611686018427387901 <= N <= 4611686018427387904"]);
+    let p = Property::Injective(s.func("(2,2):(N,N)").unwrap());
+    agree(&p, "bad input", "(2,2):(N,N) near 2^62");
+    let s = Text::new(&["N where 4611686018427387900 <= N <= 4611686018427387903"]);
+    let p = Property::Injective(s.func("(2,2):(N,N)").unwrap());
+    agree(&p, "refuted", "(2,2):(N,N) below 2^62");
+}
+
 /// An unbounded parameter: the proof stands with the assumption and a witness valuation, and
 /// enumeration at that valuation finds the offset past `i64` too.
 #[test]
