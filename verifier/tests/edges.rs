@@ -6,19 +6,11 @@
 
 mod common;
 
-use common::Text;
+use common::{ENGINES, Text};
 use std::collections::HashMap;
 use std::sync::Arc;
 use tessera_ir::Int;
 use tessera_verifier::{Bank, Cmp, Engine, Func, Options, Property, Verdict, prove_by};
-
-const ENGINES: [Engine; 5] = [
-    Engine::Auto,
-    Engine::Enumeration,
-    Engine::F2,
-    Engine::Structural,
-    Engine::Z3,
-];
 
 fn func(src: &str) -> Func {
     Func::parse(src, &Arc::new(tessera_ir::sym::Facts::default())).unwrap()

@@ -7,17 +7,9 @@
 
 mod common;
 
-use common::{Text, fix};
+use common::{ENGINES, Text, fix};
 use std::collections::HashMap;
 use tessera_verifier::{Engine, Int64Domain, Options, Property, Verdict, brute, prove_by, prove_in_int64};
-
-const ENGINES: [Engine; 5] = [
-    Engine::Auto,
-    Engine::Enumeration,
-    Engine::F2,
-    Engine::Structural,
-    Engine::Z3,
-];
 
 fn opts() -> Options {
     Options {
