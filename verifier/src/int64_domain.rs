@@ -3,7 +3,9 @@
 //! for every admitted valuation, also one at which the machine's `i64` offsets overflow. After
 //! such a proof, one more z3 query (within [`INT64_RLIMIT`], counted, not timed) asks whether
 //! some admitted valuation and index make an offset, the size, or an intermediate of the
-//! lowered index arithmetic (what the encodings compute) leave `i64`:
+//! lowered index arithmetic (what the encodings compute) leave `i64` (the interval analysis
+//! first, then direct evaluation at the extreme valuations, then z3; every witness re-checked
+//! by evaluation):
 //!
 //! * none (or the interval analysis already bounds every node): the proof stands as it is;
 //! * one, and every parameter of that layout is bounded: the user's bounds admit a valuation
