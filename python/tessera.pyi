@@ -184,6 +184,8 @@ class Proof:
     """The assertion's line in its check file, 1-based (None for `prove`)."""
     prover: Optional[str]
     """The prover that answered: egg or normal form (an `equal` closed by rewriting), else the engine (F2, structural, enumeration, z3); None for a kernel."""
+    assumption: Optional[str]
+    """The assumption a proof holds under (`offsets fit in int64 (...)` with the valuation of an unbounded parameter past int64), else None."""
     def __bool__(self) -> bool:
         """True when proved."""
 

@@ -10,7 +10,8 @@
 use crate::check::props::property;
 use crate::draw::{self, Color, DrawError, Picture};
 use crate::exit;
-use crate::lang::Session;
+use crate::lang::atom_value::AtomValue;
+use crate::lang::{Session, Value};
 use tessera_verifier::Property;
 
 /// Help of `tessera draw` after its options.
@@ -20,13 +21,15 @@ EXAMPLES
   tessera draw 'Sw<3,3,3> o (8,64):(64,1)' --color bank -o smem.png
   tessera draw '(M,N):(1,M)' --param 'M, N' --bind M=16 --bind N=8 --format tex -o l.tex
   tessera draw --tv '((8,4),8):((1,64),8)' --tile '(8,64)' -o tv.svg
+  tessera draw --tv 'make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN, (2,2,1))' -o mma.png
   tessera draw --banks '(8,64):(64,1)' --tv '((8,4),8):((1,64),8)' elem=2 access=16 -o b.svg
 
   A layout is drawn as CuTe's print_layout: mode 0 down the rows, mode 1 across the columns
   (rank 1: one row; higher ranks fold into the columns); each cell shows what
   `tessera eval 'L(i)'` prints for its index i = row + rows * column. Thicker rules separate
   the blocks of hierarchical sub-modes. --tv draws a thread-value layout over its tile (cells
-  T{t}V{v}); with --banks, the shared-memory tile coloured by bank, each phase's conflicting
+  T{t}V{v}); a tiled MMA given to --tv is drawn as CuTe's print_latex(tiled_mma): A on the
+  left, B on top, C in the middle, with CuTe's index labels (no --tile); with --banks, the shared-memory tile coloured by bank, each phase's conflicting
   words outlined and the degree of each phase (the verifier's) in the legend.
   At most 65536 cells: draw a slice (L[0:64, :]) or a tile of a larger layout.
   The format is --format, else the extension of -o (.svg, .tex, .png, .html; any other
@@ -186,12 +189,20 @@ fn picture(a: &DrawArgs, session: &Session) -> Result<Picture, Fail> {
         if let Some(e) = exprs.first() {
             return Err(bad(format!("--tv draws one layout: '{e}' is one too many")));
         }
+        let v = value(tv)?;
+        // A tiled MMA: A, B and C together, as CuTe's print_latex(tiled_mma).
+        if let Value::Atom(at) = &v
+            && let AtomValue::Mma(t) = at.as_ref()
+        {
+            if a.tile.is_some() {
+                return Err(bad(
+                    "a tiled MMA's picture takes its tile from tile_size: no --tile",
+                ));
+            }
+            return drawn(draw::mma(t, color.unwrap_or(Color::Thread)));
+        }
         let tile = a.tile.as_deref().map(value).transpose()?;
-        return drawn(draw::tv(
-            &value(tv)?,
-            tile.as_ref(),
-            color.unwrap_or(Color::Thread),
-        ));
+        return drawn(draw::tv(&v, tile.as_ref(), color.unwrap_or(Color::Thread)));
     }
     if a.tile.is_some() {
         return Err(bad(

@@ -242,3 +242,112 @@ fn suggest_finds_the_swizzle_for_a_kernel_s_copies_at_once() {
         "{text}"
     );
 }
+
+/// `Sw<B,M,S> o OFF o L` (either part optional) as a composed layout.
+fn view(text: &str) -> ComposedLayout {
+    let (sw, rest) = match text.split_once(" o ") {
+        Some((sw, rest)) if sw.starts_with("Sw<") => (Some(sw), rest),
+        _ => (None, text),
+    };
+    let (off, l) = match rest.split_once(" o ") {
+        Some((off, l)) => (off.parse().unwrap(), l),
+        None => (0, rest),
+    };
+    let mut v = match sw {
+        Some(sw) => smem(&format!("{sw} o {l}")),
+        None => smem(l),
+    };
+    v.offset = off;
+    v
+}
+
+/// A bank question whose copy is `partition_S/D(TC, T, THREAD)`: the accesses every thread of
+/// the copy makes to its partition of `T` (the shared-memory layout, or a k-block of it with
+/// its offset), against the simulation of those partitions; the whole tile's answer equals
+/// the tiled copy's. The other side, or a tensor outside the shared-memory layout, is bad
+/// input.
+#[test]
+fn partitions_of_a_tiled_copy_are_bank_questions_too() {
+    let sw_k = "Sw<3,3,3> o ((8,16),64):((64,512),1)";
+    let k = "((8,16),64):((64,512),1)";
+    let cases = [
+        // (smem, partitioned tensor, copy, partition, thread)
+        (sw_k, sw_k, "ldsm_a", "partition_S", 0),
+        (k, k, "ldsm_a", "partition_S", 3),
+        // The second 32-column k-block of the tile: its offset 32, the swizzle over it.
+        (
+            sw_k,
+            "Sw<3,3,3> o 32 o ((8,16),32):((64,512),1)",
+            "ldsm_a",
+            "partition_S",
+            0,
+        ),
+        (k, "16 o ((8,16),16):((64,512),1)", "ldsm_b", "partition_S", 7),
+        (
+            sw_k,
+            "Sw<3,3,3> o 16 o ((8,16),16):((64,512),1)",
+            "ldsm_x2_b",
+            "partition_S",
+            1,
+        ),
+        (sw_k, sw_k, "cp_k", "partition_D", 100),
+        (k, "8 o ((8,16),8):((64,512),1)", "cp_k", "partition_D", 0),
+        (
+            "Sw<3,3,3> o (32,(8,8)):(64,(1,8))",
+            "Sw<3,3,3> o (32,(8,8)):(64,(1,8))",
+            "stsm_c",
+            "partition_D",
+            2,
+        ),
+    ];
+    let mut file = String::new();
+    let mut degrees = Vec::new();
+    for (i, (s, t, copy, part, thr)) in cases.iter().enumerate() {
+        let (tc, text) = tiled_copy(copy);
+        let d = simulate(&view(t), &tc);
+        degrees.push(d);
+        file.push_str(&format!("let S{i} = {s}\nlet C{i} = {text}\n"));
+        let call = format!("{part}(C{i}, {t}, {thr})");
+        file.push_str(&format!("assert conflict_degree(S{i}, {call}) == {d}\n"));
+        file.push_str(&format!("assert conflict_degree(S{i}, {call}) <= {}\n", d - 1));
+        if s == t {
+            file.push_str(&format!("assert conflict_degree(S{i}, C{i}) == {d}\n"));
+        }
+    }
+    assert!(
+        degrees.contains(&1) && degrees.iter().any(|d| *d > 1),
+        "{degrees:?}"
+    );
+    let dir = std::env::temp_dir().join(format!("tessera-atoms-part-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("parts.tess");
+    std::fs::write(&p, &file).unwrap();
+    let out = tessera(&["check", p.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let same = cases.iter().filter(|c| c.0 == c.1).count();
+    let n = 2 * cases.len() + same;
+    assert!(
+        text.contains(&format!(
+            "{n} assertions: {} proved, {} refuted",
+            cases.len() + same,
+            cases.len()
+        )),
+        "{file}\n{text}"
+    );
+    // The register side of ldmatrix, and a tensor past the shared-memory layout.
+    let (_, ldsm) = tiled_copy("ldsm_a");
+    for (t, part, says) in [
+        (k, "partition_D", "its shared-memory accesses are partition_S's"),
+        ("8192 o ((8,16),64):((64,512),1)", "partition_S", "never reaches"),
+    ] {
+        let f = dir.join("bad.tess");
+        std::fs::write(
+            &f,
+            format!("assert bank_conflict_free({k}, {part}({ldsm}, {t}, 0))\n"),
+        )
+        .unwrap();
+        let out = tessera(&["check", f.to_str().unwrap()]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("bad input") && text.contains(says), "{text}");
+    }
+}

@@ -37,7 +37,7 @@ fn example_identities_are_closed_by_egg_or_the_normal_form() {
         for a in assertions(f) {
             let Some(id) = &a.identity else { continue };
             n += 1;
-            let (v, by) = check::decide(&a, &opts(), Provers::All);
+            let (v, by, _) = check::decide(&a, &opts(), Provers::All);
             assert!(matches!(v, Verdict::Proved), "{f}:{}: {v:?}", a.line);
             let want = if normal_form.contains(&(f, a.line)) {
                 Prover::NormalForm
@@ -46,7 +46,7 @@ fn example_identities_are_closed_by_egg_or_the_normal_form() {
             };
             assert_eq!(by, Some(want), "{f}:{}: {}", a.line, a.text);
             // z3 agrees on each of them.
-            let (v, by) = check::decide(&a, &opts(), Provers::Z3);
+            let (v, by, _) = check::decide(&a, &opts(), Provers::Z3);
             assert!(matches!(v, Verdict::Proved), "{f}:{} with z3: {v:?}", a.line);
             assert_eq!(by, Some(Prover::Z3));
             if want == Prover::Egg {
@@ -103,7 +103,7 @@ fn a_false_identity_is_refuted_by_z3_only() {
         );
         assert!(!unchecked.closed, "{}", a.text);
         assert!(!by_normal_form(&id.lhs_value, &id.rhs_value), "{}", a.text);
-        let (v, by) = check::decide(a, &opts(), Provers::All);
+        let (v, by, _) = check::decide(a, &opts(), Provers::All);
         assert!(matches!(v, Verdict::Refuted(_)), "{}: {v:?}", a.text);
         // Refuted by an engine of the portfolio, never by egg or the normal form.
         assert!(
@@ -221,7 +221,7 @@ fn example_identities_hold_at_sample_parameter_values() {
                 if a.identity.is_none() {
                     continue;
                 }
-                let (verdict, _) = check::decide(&a, &opts(), Provers::Z3);
+                let (verdict, _, _) = check::decide(&a, &opts(), Provers::Z3);
                 assert!(
                     matches!(verdict, Verdict::Proved),
                     "{f}:{} at {v}: {verdict:?}",

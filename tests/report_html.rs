@@ -188,6 +188,7 @@ fn hostile(verdict: Verdict) -> Outcome {
         elapsed: Duration::from_micros(1500),
         prover: Some(Prover::Egg),
         property: None,
+        assumption: Some(ATTACK.into()),
     }
 }
 

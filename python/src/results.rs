@@ -48,6 +48,10 @@ pub struct Proof {
     /// else the engine: `F2`, `structural`, `enumeration` or `z3` (`None` for a kernel).
     #[pyo3(get)]
     pub(crate) prover: Option<String>,
+    /// The assumption a proof holds under (`offsets fit in int64 (...)`, naming the admitted
+    /// valuation past int64 of an unbounded parameter); `None` for a proof without one.
+    #[pyo3(get)]
+    pub(crate) assumption: Option<String>,
     /// A refutation's picture (inline SVG, as the HTML report draws it), if it has one.
     pub(crate) picture: Option<String>,
 }
@@ -81,6 +85,7 @@ impl Proof {
             reason,
             time: outcome.elapsed.as_secs_f64(),
             prover: outcome.prover.map(|p| p.name().to_string()),
+            assumption: outcome.assumption.clone(),
             assertion: outcome.text.clone(),
             file: Some(outcome.file.clone()),
             line: Some(outcome.line),
@@ -107,6 +112,9 @@ impl Proof {
         );
         if let Some(r) = &self.reason {
             s.push_str(&format!("<p>{}</p>", escape(r)));
+        }
+        if let Some(a) = &self.assumption {
+            s.push_str(&format!("<p>assuming {}</p>", escape(a)));
         }
         let cex = self.counterexample.bind(py);
         if !cex.is_none() {
@@ -150,7 +158,10 @@ impl Proof {
         let detail = match (&self.reason, self.counterexample.is_none(py)) {
             (Some(r), _) => format!(": {r}"),
             (None, false) => format!(": {}", self.counterexample.bind(py).get_item("summary")?.str()?),
-            _ => String::new(),
+            _ => match &self.assumption {
+                Some(a) => format!(", assuming {a}"),
+                None => String::new(),
+            },
         };
         let at = match (&self.file, self.line) {
             (Some(f), Some(l)) => format!("{f}:{l}: "),

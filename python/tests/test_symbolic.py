@@ -114,6 +114,18 @@ def test_prove_with_the_facts(mn):
     assert tessera.prove("equal", tessera.coalesce(L), Layout(M * N, 1))
 
 
+def test_a_proof_over_an_unbounded_parameter_states_its_int64_assumption(mn):
+    M, N = mn
+    # M has no upper bound: M * N leaves int64 at some admitted M, stated with the witness.
+    p = tessera.prove("injective", Layout((M, N), (1, M)))
+    assert p.verdict == "proved" and p
+    assert p.assumption.startswith("offsets fit in int64 (") and "M = " in p.assumption, p
+    assert "assuming offsets fit in int64" in repr(p)
+    # N is bounded by 4096: its offsets always fit, no assumption.
+    q = tessera.prove("injective", Layout((4, N), (N, 1)))
+    assert q.verdict == "proved" and q.assumption is None, q
+
+
 def test_lower_and_emit(mn):
     M, N = mn
     L = Layout((M, N), (1, M))

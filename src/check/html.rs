@@ -213,9 +213,14 @@ fn row(s: &mut String, o: &Outcome) {
         .and_then(super::banks::figures)
         .map(|f| format!("<p class=\"banks\">{}</p>", escape(&super::banks::line(&f))))
         .unwrap_or_default();
+    let assumed = o
+        .assumption
+        .as_deref()
+        .map(|a| format!("<p class=\"reason\">assuming {}</p>", escape(a)))
+        .unwrap_or_default();
     let detail = match &o.verdict {
-        Verdict::Proved if banks.is_empty() => return,
-        Verdict::Proved => String::new(),
+        Verdict::Proved if banks.is_empty() && assumed.is_empty() => return,
+        Verdict::Proved => assumed,
         Verdict::Refuted(c) => counterexample_block(o.property.as_deref(), c),
         Verdict::Unknown(r) => format!("<p class=\"reason\">unknown: {}</p>", escape(r)),
         Verdict::Internal(r) => format!("<p class=\"reason\">internal error: {}</p>", escape(r)),

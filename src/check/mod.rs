@@ -30,7 +30,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tessera_codegen::kernel::{Kernel, kernel_verdict, prove_kernel};
 use tessera_ir::sym::SymInt;
-use tessera_verifier::{Engine, Options, Property, Verdict, prove_by};
+use tessera_verifier::{Engine, Int64Domain, Options, Property, Verdict, domain_in_int64, prove_in_int64};
 
 /// One assertion of a check file.
 #[derive(Clone, Debug)]
@@ -133,29 +133,44 @@ impl Provers {
 }
 
 /// Answers one assertion: an `equal` with its sides tries egg and the normal form before the
-/// engines; returns the verdict and the prover that gave it (none for a kernel, whose
-/// obligations may each have their own).
-pub fn decide(a: &Assertion, opts: &Options, provers: Provers) -> (Verdict, Option<Prover>) {
+/// engines; returns the verdict, the prover that gave it (none for a kernel, whose
+/// obligations may each have their own) and the assumption a proof over parameters needs
+/// where offsets leave int64 at some admitted valuation ([`tessera_verifier::Int64Domain`]).
+pub fn decide(a: &Assertion, opts: &Options, provers: Provers) -> (Verdict, Option<Prover>, Option<String>) {
     if let Some(k) = &a.kernel {
-        return (kernel_verdict(k, &prove_kernel(k, opts)), None);
+        return (kernel_verdict(k, &prove_kernel(k, opts)), None, None);
     }
     let by = |e: Engine| {
-        let (v, used) = prove_by(&a.property, opts, e);
-        (v, Some(Prover::of(used)))
+        let (v, used, d) = prove_in_int64(&a.property, opts, e);
+        (v, Some(Prover::of(used)), assumption(d))
+    };
+    // Egg and the normal form prove equal functions; the int64 domain of their layouts is
+    // asked as after any other proof.
+    let rewritten = |p: Prover| match domain_in_int64(&a.property, opts) {
+        Ok(d) => (Verdict::Proved, Some(p), assumption(d)),
+        Err(v) => (v, Some(p), None),
     };
     match (&a.identity, provers) {
         (Some(id), Provers::All) => {
             if identity::by_rewriting(&id.lhs, &id.rhs, &identity::Limits::default()).closed {
-                return (Verdict::Proved, Some(Prover::Egg));
+                return rewritten(Prover::Egg);
             }
             if identity::by_normal_form(&id.lhs_value, &id.rhs_value) {
-                return (Verdict::Proved, Some(Prover::NormalForm));
+                return rewritten(Prover::NormalForm);
             }
             by(Engine::Auto)
         }
         (_, Provers::All) => by(Engine::Auto),
         (_, Provers::Z3) => by(Engine::Z3),
         (_, Provers::Only(e)) => by(e),
+    }
+}
+
+/// The assumption of a domain, as reports print it.
+fn assumption(d: Int64Domain) -> Option<String> {
+    match d {
+        Int64Domain::Fits => None,
+        Int64Domain::Assumed(a) => Some(a),
     }
 }
 
@@ -178,6 +193,9 @@ pub struct Outcome {
     /// for a kernel (its counterexample may come from any of its obligations) and for a file
     /// that could not be loaded.
     pub property: Option<Box<Property>>,
+    /// The assumption a proof holds under: `offsets fit in int64 (...)` with the admitted
+    /// valuation past int64, where a layout over an unbounded parameter leaves int64 there.
+    pub assumption: Option<String>,
 }
 
 /// Proves every assertion on `threads` worker threads; outcomes come back in input order.
@@ -196,12 +214,12 @@ pub fn run_with(assertions: &[Assertion], opts: &Options, threads: usize, prover
                     let k = next.fetch_add(1, Ordering::Relaxed);
                     let Some(a) = assertions.get(k) else { break };
                     let t0 = Instant::now();
-                    let (verdict, prover) =
+                    let (verdict, prover, assumption) =
                         match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                             decide(a, opts, provers)
                         })) {
                             Ok(v) => v,
-                            Err(_) => (Verdict::Internal("the prover panicked".into()), None),
+                            Err(_) => (Verdict::Internal("the prover panicked".into()), None, None),
                         };
                     let o = Outcome {
                         file: a.file.clone(),
@@ -211,6 +229,7 @@ pub fn run_with(assertions: &[Assertion], opts: &Options, threads: usize, prover
                         elapsed: t0.elapsed(),
                         prover,
                         property: a.kernel.is_none().then(|| Box::new(a.property.clone())),
+                        assumption,
                     };
                     if let Ok(mut r) = results.lock() {
                         r[k] = Some(o);
@@ -251,6 +270,7 @@ pub fn load_all(files: &[String]) -> Vec<Loaded> {
                     elapsed: Duration::ZERO,
                     prover: None,
                     property: None,
+                    assumption: None,
                 })
             };
             match source::read(f) {

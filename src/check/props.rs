@@ -1,6 +1,7 @@
 //! Assertions: property names and their arguments.
 
 use crate::lang::{Env, Value, eval_expr};
+use tessera_ir::atom::Side;
 use tessera_ir::sym::SymInt;
 use tessera_ir::text::{Expr, ExprKind, parse_expr};
 use tessera_ir::{Error, Int};
@@ -268,6 +269,16 @@ impl Args<'_> {
     /// The bank question: shared-memory and thread-value layouts, `elem=` and `access=`; or
     /// shared memory and a tiled copy, whose atom gives the accesses.
     fn bank(&self) -> Result<Bank, E> {
+        if let ExprKind::Call(f, args) = &self.pos[1].kind
+            && let Some(side) = match f.as_str() {
+                "partition_S" => Some(Side::Src),
+                "partition_D" => Some(Side::Dst),
+                _ => None,
+            }
+            && args.len() == 3
+        {
+            return self.bank_of_partition(side, args);
+        }
         if let Value::Atom(a) = self.ev(self.pos[1])? {
             return self.bank_of_copy(&a);
         }
@@ -339,6 +350,119 @@ impl Args<'_> {
         let tv = acc.tv.lift().map_err(|e| err(e.to_string()))?;
         Ok(Bank {
             smem,
+            tv: Func::Layout(tv),
+            elem: acc.elem_bytes,
+            access: acc.access_bytes,
+        })
+    }
+}
+
+impl Args<'_> {
+    /// The bank question of `partition_S/D(TC, T, THREAD)` over the shared-memory layout
+    /// (argument 0): the accesses every thread of the copy makes to its partition of `T`, the
+    /// tensor CuTe partitions (`thr_copy.partition_S(sA)`: its offsets are shared-memory
+    /// element offsets, so `T` is the shared-memory layout or a tile of it, swizzle and offset
+    /// included). `THREAD` is checked as CuTe checks it; a bank question covers every thread
+    /// of the instruction. The partition's side must be the atom's shared-memory side, and
+    /// every offset of `T` one that the shared-memory layout reaches.
+    fn bank_of_partition(&self, side: Side, args: &[Expr]) -> Result<Bank, E> {
+        use crate::lang::atom_value::AtomValue;
+        let x = self.pos[1];
+        let err = |col: usize, m: String| (self.off + col, format!("{}: {m}", self.name));
+        if let Some((k, v)) = self.kw.first() {
+            return Err((
+                self.off + v.col,
+                format!(
+                    "{}: {k}= comes from the copy atom of the partition; drop it",
+                    self.name
+                ),
+            ));
+        }
+        let tc = match self.ev(&args[0])? {
+            Value::Atom(a) => match a.as_ref() {
+                AtomValue::Copy(tc) => tc.clone(),
+                a => {
+                    return Err(err(
+                        args[0].col,
+                        format!("expected a tiled copy, found {} ({a})", a.kind()),
+                    ));
+                }
+            },
+            v => {
+                return Err(err(
+                    args[0].col,
+                    format!("expected a tiled copy, found {}", v.kind()),
+                ));
+            }
+        };
+        let tensor = self
+            .ev(&args[1])?
+            .to_func()
+            .map_err(|e| err(args[1].col, e.to_string()))?;
+        let concrete = |f: &Func, col: usize| match f.at(&Default::default()) {
+            Ok(tessera_verifier::Concrete::Composed(c)) => Ok(c),
+            Ok(tessera_verifier::Concrete::Layout(l)) => Ok(tessera_ir::ComposedLayout {
+                swizzle: None,
+                offset: 0,
+                inner: l,
+            }),
+            Err(e) => Err(err(
+                col,
+                format!("the shared-memory tensor must be concrete ({e})"),
+            )),
+        };
+        let t = concrete(&tensor, args[1].col)?;
+        let thread = match self.ev(&args[2])? {
+            Value::Int(v) => v.as_const(),
+            _ => None,
+        }
+        .ok_or_else(|| err(args[2].col, "the thread must be an integer".into()))?;
+        tc.partition(side, &t, thread)
+            .map_err(|e| err(x.col, e.to_string()))?;
+        let shape = t.inner.shape().clone();
+        let acc = tessera_ir::atom::smem_access(&tc, &shape).map_err(|e| err(x.col, e.to_string()))?;
+        if acc.side != side {
+            let (name, other) = match side {
+                Side::Src => ("partition_S", "partition_D"),
+                Side::Dst => ("partition_D", "partition_S"),
+            };
+            return Err(err(
+                x.col,
+                format!(
+                    "{name} of {tc} is its register or global side; its shared-memory accesses are \
+                     {other}'s"
+                ),
+            ));
+        }
+        // The tensor views the shared-memory layout's buffer: each offset one it reaches.
+        let smem = self.func(0)?;
+        let s = concrete(&smem, self.pos[0].col)?;
+        let cap = 1 << 22;
+        if s.inner.size().unwrap_or(i64::MAX) > cap || t.inner.size().unwrap_or(i64::MAX) > cap {
+            return Err(err(x.col, format!("the tiles have more than {cap} elements")));
+        }
+        let all = |c: &tessera_ir::ComposedLayout| {
+            (0..c.inner.size().unwrap_or(0))
+                .map(|i| c.eval_index(&i))
+                .collect::<Result<Vec<i64>, _>>()
+        };
+        let reached: std::collections::HashSet<i64> = all(&s)
+            .map_err(|e| err(self.pos[0].col, e.to_string()))?
+            .into_iter()
+            .collect();
+        let offs = all(&t).map_err(|e| err(args[1].col, e.to_string()))?;
+        if let Some((i, o)) = offs.iter().enumerate().find(|(_, o)| !reached.contains(o)) {
+            return Err(err(
+                args[1].col,
+                format!(
+                    "the partitioned tensor reaches the offset {o} (index {i}), which {smem} never \
+                     reaches: partition a view of the shared-memory layout (it, a tile of it)"
+                ),
+            ));
+        }
+        let tv = acc.tv.lift().map_err(|e| err(x.col, e.to_string()))?;
+        Ok(Bank {
+            smem: tensor,
             tv: Func::Layout(tv),
             elem: acc.elem_bytes,
             access: acc.access_bytes,

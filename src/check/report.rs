@@ -54,6 +54,9 @@ pub fn text(outcomes: &[Outcome], wall: Duration, threads: usize) -> String {
         if !d.is_empty() {
             s.push_str(&format!("    {d}\n"));
         }
+        if let Some(a) = &o.assumption {
+            s.push_str(&format!("    assuming {a}\n"));
+        }
         if let Some(f) = o.property.as_deref().and_then(super::banks::figures) {
             s.push_str(&format!("    {}\n", super::banks::line(&f)));
         }
@@ -93,6 +96,9 @@ pub fn json(outcomes: &[Outcome], wall: Duration, threads: usize) -> Value {
             });
             if let Some(p) = o.prover {
                 r["prover"] = json!(p.name());
+            }
+            if let Some(a) = &o.assumption {
+                r["assumption"] = json!(a);
             }
             if let Some(f) = o.property.as_deref().and_then(super::banks::figures) {
                 r["banks"] = json!({
@@ -153,16 +159,19 @@ pub fn junit(outcomes: &[Outcome], wall: Duration) -> String {
             xml(&o.text),
             o.elapsed.as_secs_f64()
         ));
-        // The prover of an `equal` assertion is a property of its test case.
-        let props = o
-            .prover
-            .map(|p| {
-                format!(
-                    "\n      <properties><property name=\"prover\" value=\"{}\"/></properties>",
-                    p.name()
-                )
-            })
-            .unwrap_or_default();
+        // The prover and a proof's assumption are properties of its test case.
+        let mut list = String::new();
+        if let Some(p) = o.prover {
+            list.push_str(&format!("<property name=\"prover\" value=\"{}\"/>", p.name()));
+        }
+        if let Some(a) = &o.assumption {
+            list.push_str(&format!("<property name=\"assumption\" value=\"{}\"/>", xml(a)));
+        }
+        let props = if list.is_empty() {
+            String::new()
+        } else {
+            format!("\n      <properties>{list}</properties>")
+        };
         if !props.is_empty() {
             s.push('>');
             s.push_str(&props);

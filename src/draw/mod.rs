@@ -8,6 +8,7 @@
 //!   coordinate for coordinate strides, an `F2` value). Thicker rules separate the blocks of
 //!   hierarchical modes' sub-modes.
 //! * [`tv`]: a thread-value layout over its tile, each cell `T{t}V{v}`.
+//! * [`mma`]: a tiled MMA's A, B and C in one picture, as CuTe's `print_latex(tiled_mma)`.
 //! * [`banks`]: a bank question's shared-memory tile coloured by bank, each phase's
 //!   conflicting words outlined, with the verifier's degree of each phase.
 //!
@@ -30,6 +31,7 @@ mod concrete;
 mod error;
 mod grid;
 mod layout;
+mod mma;
 mod picture;
 mod png;
 mod svg;
@@ -41,6 +43,7 @@ pub use bank::banks;
 pub use color::{Color, Rgb, grey8, spectrum32};
 pub use error::DrawError;
 pub use layout::{layout, layout_of_elements};
+pub use mma::mma;
 pub use picture::{BankCell, Cell, Legend, Outline, Picture, Read, Rule};
 pub use png::{MAX_PIXELS, SCALE};
 pub use tv::{MAX_ACCESSES, tv};

@@ -53,6 +53,9 @@ pub struct Cell {
     pub outline: Outline,
     /// The bank data of a bank picture's cell.
     pub bank: Option<BankCell>,
+    /// Outside every grid of the picture (the labels and gaps between the A, B and C grids of
+    /// an MMA picture): no fill and no grid line, only its text.
+    pub blank: bool,
 }
 
 impl Cell {
@@ -63,6 +66,7 @@ impl Cell {
             fill,
             outline: Outline::None,
             bank: None,
+            blank: false,
         }
     }
 }
@@ -134,6 +138,11 @@ impl Picture {
         } else {
             None
         }
+    }
+
+    /// Whether some cell lies outside every grid ([`Cell::blank`]).
+    pub(crate) fn has_blank(&self) -> bool {
+        self.cells.iter().any(|c| c.blank)
     }
 
     /// The longest cell text, in characters (at least 1).

@@ -152,7 +152,7 @@ impl Picture {
         writeln!(s, "</g>")?;
         // Fills, with the thin grid as their strokes.
         writeln!(s, r##"<g class="fills" stroke="#404040" stroke-width="0.5">"##)?;
-        for (k, cell) in self.cells.iter().enumerate() {
+        for (k, cell) in self.cells.iter().enumerate().filter(|(_, c)| !c.blank) {
             let (r, c) = (k / self.cols.max(1), k % self.cols.max(1));
             writeln!(
                 s,
@@ -184,12 +184,15 @@ impl Picture {
                 r#"<line x1="{x}" y1="{y0}" x2="{x}" y2="{y1}" stroke-width="{sw}"/>"#
             )?;
         }
-        writeln!(
-            s,
-            r#"<rect x="{x0}" y="{y0}" width="{}" height="{}" fill="none" stroke-width="1.5"/>"#,
-            x1 - x0,
-            y1 - y0
-        )?;
+        // A picture of several grids (blank cells between them) has no outer border.
+        if !self.has_blank() {
+            writeln!(
+                s,
+                r#"<rect x="{x0}" y="{y0}" width="{}" height="{}" fill="none" stroke-width="1.5"/>"#,
+                x1 - x0,
+                y1 - y0
+            )?;
+        }
         writeln!(s, "</g>")?;
         // Outlines.
         writeln!(s, r#"<g class="outlines" fill="none">"#)?;

@@ -76,16 +76,26 @@ impl Picture {
             "\\node[anchor=south west, font=\\ttfamily\\small] at (0,-1.6) {{{}}};",
             escape(&self.title)
         )?;
-        for (k, cell) in self.cells.iter().enumerate() {
+        let blank = self.has_blank();
+        for (k, cell) in self.cells.iter().enumerate().filter(|(_, c)| !c.blank) {
             let (r, c) = (k / self.cols.max(1), k % self.cols.max(1));
             let n = names.get(&cell.fill).copied().unwrap_or(0);
             writeln!(s, "\\fill[c{n}] ({c},{r}) rectangle ({},{});", c + 1, r + 1)?;
+            if blank {
+                // Several grids: each cell draws its own border.
+                writeln!(
+                    s,
+                    "\\draw[black!70, line width=0.2pt] ({c},{r}) rectangle ({},{});",
+                    c + 1,
+                    r + 1
+                )?;
+            }
         }
         let (rows, cols) = (self.rows, self.cols);
-        for r in 0..=rows {
+        for r in (0..=rows).filter(|_| !blank) {
             writeln!(s, "\\draw[black!70, line width=0.2pt] (0,{r}) -- ({cols},{r});")?;
         }
-        for c in 0..=cols {
+        for c in (0..=cols).filter(|_| !blank) {
             writeln!(s, "\\draw[black!70, line width=0.2pt] ({c},0) -- ({c},{rows});")?;
         }
         for rule in &self.row_rules {
@@ -104,7 +114,9 @@ impl Picture {
                 rule.at
             )?;
         }
-        writeln!(s, "\\draw[line width=0.8pt] (0,0) rectangle ({cols},{rows});")?;
+        if !blank {
+            writeln!(s, "\\draw[line width=0.8pt] (0,0) rectangle ({cols},{rows});")?;
+        }
         for (k, cell) in self.cells.iter().enumerate() {
             let (r, c) = (k / self.cols.max(1), k % self.cols.max(1));
             let style = match cell.outline {

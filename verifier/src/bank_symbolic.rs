@@ -62,10 +62,12 @@ pub const FALLBACK_WORK: i128 = crate::DEFAULT_WORK as i128;
 pub const Z3_SHARE_MS: u64 = 100;
 /// See [`Z3_SHARE_MS`].
 pub const Z3_US_PER_ACCESS: u64 = 1;
-/// z3's resource units per millisecond of its time, to turn [`Z3_SHARE_MS`] into a counted
-/// limit (`rlimit`): about what z3 4.8 spends on these queries (a 20M-unit validation query
-/// took about half a second here).
-pub const RLIMIT_PER_MS: u64 = 40_000;
+/// z3's resource units per millisecond of its time on these bank queries, to turn
+/// [`Z3_SHARE_MS`] into a counted limit (`rlimit`). Measured on the bank queries themselves
+/// (issue 26's `(32,N):(N,1)` question, 20 valuations, 618,880 accesses): a share of 28.7M
+/// units took about 7 s of CPU, about 4,100 units per millisecond (a validation query runs
+/// near 40,000, which made the share ten times the intended time).
+pub const RLIMIT_PER_MS: u64 = 4_000;
 /// The most valuations enumerated to decide `>=`, `>` and `==`.
 pub const EVERY_VALUATIONS: u64 = 1 << 12;
 /// The most accesses enumerated to decide `>=`, `>` and `==`.

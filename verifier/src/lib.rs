@@ -39,6 +39,7 @@ mod equivalence;
 mod error;
 pub mod f2;
 mod func;
+mod int64_domain;
 mod offset_range;
 mod portfolio;
 mod property;
@@ -61,9 +62,10 @@ pub use equivalence::{MAX_ENUMERATION, VALIDATION_RLIMIT, prove_equivalent, prov
 pub use error::ProveError;
 pub use f2::{BitMatrix, F2Bank, F2Layout, Fragment, MAX_BITS, NotInFragment, bank_degree};
 pub use func::{Concrete, Func, Point};
+pub use int64_domain::{INT64_RLIMIT, Int64Domain};
 pub use portfolio::{ENUM_CUTOFF, ENUM_NS_PER_POINT, Z3_FLOOR_NS, plan, work};
 pub use property::{Property, facts, params, validate};
-pub use prove::{Options, prove, prove_by};
+pub use prove::{Options, domain_in_int64, prove, prove_by, prove_in_int64};
 pub use suggest::{
     Candidate, Change, MAX_COSIZE, MAX_PAD, MAX_PATTERNS, MAX_WORK, Pattern, Suggestions, suggest,
 };

@@ -10,7 +10,8 @@
 //! its leaves' `c_k·d_k`: each leaf's largest term must fit, and then so does their XOR. A
 //! swizzle moves bits of the (in-range) value down, never past its highest bit. Layouts with
 //! parameters are checked at each valuation enumeration visits ([`check_at`], bad input
-//! naming the valuation); z3, whose integers are unbounded, does not check them.
+//! naming the valuation; a stride or size past `i64` too); after a proof by any other engine,
+//! z3 asks for such a valuation ([`crate::int64_domain`]).
 
 use crate::error::{PResult, ProveError};
 use crate::func::{Concrete, Func};
@@ -40,9 +41,6 @@ pub(crate) fn check_at(what: &str, f: &Func, vals: &HashMap<String, i64>) -> PRe
     if !matches!(f.codomain(), Ok(Codomain::Int | Codomain::F2)) {
         return Ok(());
     }
-    let Ok(c) = f.at(vals) else {
-        return Ok(());
-    };
     let mut at: Vec<String> = vals.iter().map(|(k, v)| format!("{k} = {v}")).collect();
     at.sort();
     let at = if at.is_empty() {
@@ -50,6 +48,21 @@ pub(crate) fn check_at(what: &str, f: &Func, vals: &HashMap<String, i64>) -> PRe
     } else {
         format!(" at {}", at.join(", "))
     };
+    // A valuation whose strides or size leave i64 is bad input too (indices are i64).
+    let past = |e: tessera_ir::Error| match e {
+        tessera_ir::Error::Overflow(m) => Err(ProveError::Invalid(format!(
+            "{what}: {f}{at} has a stride or size past i64 ({m}; offsets and indices are 64-bit \
+             signed integers on every engine)"
+        ))),
+        _ => Ok(()),
+    };
+    let c = match f.at(vals) {
+        Ok(c) => c,
+        Err(e) => return past(e),
+    };
+    if let Err(e) = c.size() {
+        return past(e);
+    }
     let (l, offset) = match &c {
         Concrete::Layout(l) => (l, 0i128),
         Concrete::Composed(cl) => (&cl.inner, i128::from(cl.offset)),

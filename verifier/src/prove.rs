@@ -12,6 +12,7 @@ use crate::engine::Engine;
 use crate::error::PResult;
 use crate::error::ProveError;
 use crate::f2;
+use crate::int64_domain::{self, Int64Domain};
 use crate::portfolio;
 use crate::property::{Property, facts, params, validate};
 use crate::query::admitted;
@@ -63,6 +64,32 @@ pub fn prove(p: &Property, opts: &Options) -> Verdict {
 /// assert_eq!(prove_by(&p, &Options::default(), Engine::Auto), (Verdict::Proved, Engine::Enumeration));
 /// ```
 pub fn prove_by(p: &Property, opts: &Options, engine: Engine) -> (Verdict, Engine) {
+    let (v, e, _) = prove_in_int64(p, opts, engine);
+    (v, e)
+}
+
+/// Like [`prove_by`], with what the machine's `i64` offsets admit of a proof over parameters
+/// ([`Int64Domain`]): a `Proved` whose layouts leave `i64` at some admitted valuation of an
+/// unbounded parameter holds where they fit, and comes with that assumption and its witness
+/// (reports print it); where bounded parameters admit a valuation past `i64`, the verdict (a
+/// proof or a refutation) is bad input naming it, as enumeration, which checks every valuation
+/// before it evaluates the property.
+///
+/// @pre none. @post a `Proved` with `Int64Domain::Fits` holds at every admitted valuation, in
+/// `i64`; the domain is `Fits` for every other verdict.
+///
+/// ```
+/// use std::sync::Arc;
+/// use tessera_ir::sym::Facts;
+/// use tessera_verifier::{prove_in_int64, Engine, Func, Int64Domain, Options, Property, Verdict};
+/// let mut facts = Facts::default();
+/// facts.declare("N where N >= 1").unwrap();
+/// let f = Func::parse("(4,N):(N,1)", &Arc::new(facts)).unwrap();
+/// let (v, _, d) = prove_in_int64(&Property::Injective(f), &Options::default(), Engine::Auto);
+/// assert_eq!(v, Verdict::Proved);
+/// assert!(matches!(d, Int64Domain::Assumed(a) if a.starts_with("offsets fit in int64")));
+/// ```
+pub fn prove_in_int64(p: &Property, opts: &Options, engine: Engine) -> (Verdict, Engine, Int64Domain) {
     in_own_context(|| {
         let ctx = Ctx {
             facts: facts(p),
@@ -72,10 +99,55 @@ pub fn prove_by(p: &Property, opts: &Options, engine: Engine) -> (Verdict, Engin
             rlimit: None,
         };
         let mut used = engine;
-        match validate(p).and_then(|()| prove_checked(p, &ctx, &mut used)) {
-            Ok(v) => (v, used),
-            Err(e) => (Verdict::from_error(e), used),
+        let v = validate(p).and_then(|()| prove_checked(p, &ctx, &mut used));
+        let v = match v {
+            Ok(Verdict::Proved) if !ctx.params.is_empty() => {
+                int64_domain::domain(p, &ctx).map(|d| (Verdict::Proved, d))
+            }
+            // Bounds that admit a valuation past i64 make the question bad input whatever its
+            // answer (as enumeration, which checks every valuation first); a refutation holds
+            // where it was re-checked, in i64, whatever an unbounded parameter admits.
+            Ok(r @ Verdict::Refuted(_)) if !ctx.params.is_empty() => {
+                int64_domain::domain(p, &ctx).map(|_| (r, Int64Domain::Fits))
+            }
+            v => v.map(|v| (v, Int64Domain::Fits)),
+        };
+        match v {
+            Ok((v, d)) => (v, used, d),
+            Err(e) => (Verdict::from_error(e), used, Int64Domain::Fits),
         }
+    })
+}
+
+/// What the machine's `i64` offsets admit of `p` proved by another prover (egg's rewriting of
+/// an `equal`): [`Int64Domain`], or the bad-input verdict where bounded parameters admit a
+/// valuation past `i64` (see [`prove_in_int64`]).
+///
+/// @pre `p` was proved. @post `Ok(Fits)` only if every parameterised layout of `p` stays in
+/// `i64` at every admitted valuation.
+///
+/// ```
+/// use std::sync::Arc;
+/// use tessera_ir::sym::Facts;
+/// use tessera_verifier::{domain_in_int64, Func, Int64Domain, Options, Property};
+/// let mut facts = Facts::default();
+/// facts.declare("N where 1 <= N <= 1024").unwrap();
+/// let f = Func::parse("(4,N):(N,1)", &Arc::new(facts)).unwrap();
+/// assert_eq!(domain_in_int64(&Property::Injective(f), &Options::default()), Ok(Int64Domain::Fits));
+/// ```
+pub fn domain_in_int64(p: &Property, opts: &Options) -> Result<Int64Domain, Verdict> {
+    in_own_context(|| {
+        let ctx = Ctx {
+            facts: facts(p),
+            params: params(p),
+            deadline: Deadline::after_ms(opts.timeout_ms),
+            engine: Engine::Z3,
+            rlimit: None,
+        };
+        if ctx.params.is_empty() {
+            return Ok(Int64Domain::Fits);
+        }
+        int64_domain::domain(p, &ctx).map_err(Verdict::from_error)
     })
 }
 

@@ -6,19 +6,11 @@
 
 mod common;
 
-use common::Text;
+use common::{ENGINES, Text};
 use std::collections::HashMap;
 use std::sync::Arc;
 use tessera_ir::Int;
 use tessera_verifier::{Bank, Cmp, Engine, Func, Options, Property, Verdict, prove_by};
-
-const ENGINES: [Engine; 5] = [
-    Engine::Auto,
-    Engine::Enumeration,
-    Engine::F2,
-    Engine::Structural,
-    Engine::Z3,
-];
 
 fn func(src: &str) -> Func {
     Func::parse(src, &Arc::new(tessera_ir::sym::Facts::default())).unwrap()
@@ -183,8 +175,8 @@ fn a_negative_index_of_an_f2_shared_layout_is_bad_input() {
 }
 
 /// With parameters, enumeration checks the offsets at each valuation it visits: bad input
-/// naming the valuation and the index. (z3 reasons over unbounded integers and does not check
-/// them: the README lists the difference.)
+/// naming the valuation and the index; z3 and `auto`, after their proof, ask for such a
+/// valuation (`int64_domain`) and name it too (more in `tests/int64_params.rs`).
 #[test]
 fn enumeration_names_a_valuation_whose_offsets_leave_i64() {
     let s = Text::new(&["N where 1 <= N <= 4611686018427387904, N % 4611686018427387903 == 1"]);
@@ -195,5 +187,14 @@ fn enumeration_names_a_valuation_whose_offsets_leave_i64() {
             "{m}"
         ),
         v => panic!("{v}"),
+    }
+    for e in [Engine::Auto, Engine::Z3] {
+        match prove_by(&p, &opts(), e).0 {
+            Verdict::Invalid(m) => assert!(
+                m.contains("N = 4611686018427387904") && m.contains("i64"),
+                "{e:?}: {m}"
+            ),
+            v => panic!("{e:?}: {v}"),
+        }
     }
 }

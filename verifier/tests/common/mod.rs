@@ -10,6 +10,16 @@ use tessera_ir::{ComposedLayout, HTuple, Int, Layout};
 use tessera_verifier::Bank;
 use tessera_verifier::{Func, Property};
 
+/// Every engine `prove_by` takes, `auto` first.
+#[allow(dead_code)]
+pub const ENGINES: [tessera_verifier::Engine; 5] = [
+    tessera_verifier::Engine::Auto,
+    tessera_verifier::Engine::Enumeration,
+    tessera_verifier::Engine::F2,
+    tessera_verifier::Engine::Structural,
+    tessera_verifier::Engine::Z3,
+];
+
 /// The text format over declared parameters: the verifier's tests build their functions from
 /// text and the algebra, without the expression language (which sits above the verifier).
 #[allow(dead_code)]
