@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Python-level throughput of `composition` and `logical_divide` on the corpus cases: Tessera's
-module against PyCuTe, in the same process and run, each call made from Python (binding
-overhead included). Also the module's import time and, given a wheel, its size.
+"""Python-level throughput of `complement`, `coalesce`, `composition` and `logical_divide` on the
+corpus cases: Tessera's module against PyCuTe, in the same process and run, each call made from
+Python (binding overhead included), the two libraries timed in turn. Also the module's import time and, given a wheel, its size.
 
 Usage: python python/bench.py [WHEEL]   (in an environment with `tessera` and `pycute`;
 build `tessera` with `maturin develop --release` for meaningful numbers)
@@ -76,7 +76,7 @@ def import_time():
 def main():
     print("| op | cases | PyCuTe calls/s | Tessera calls/s | ratio |")
     print("|---|---:|---:|---:|---:|")
-    for op in ("composition", "logical_divide"):
+    for op in ("complement", "coalesce", "composition", "logical_divide"):
         ins = inputs(op)
         pc = rate(getattr(pycute, op), [p for _, p in ins])
         ts = rate(getattr(tessera, op), [t for t, _ in ins])

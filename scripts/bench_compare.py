@@ -8,12 +8,18 @@ composition and logical_divide lines parsed, computed and printed, PyCuTe agains
 `tessera eval --batch` on 1 and 2 threads. Also times `tessera eval --batch` over the whole
 corpus (best of 5 runs of the release binary).
 
-Usage: python3 scripts/bench_compare.py [--no-cargo]
+With `--python` (run by an interpreter that imports `tessera`, e.g. after `maturin develop
+--release` into a virtual environment), also the Python per-call rows: python/bench.py, Tessera's
+module and PyCuTe called from Python in the same process.
+
+Usage: python3 scripts/bench_compare.py [--no-cargo] [--python]
 """
 import json, os, subprocess, sys, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEPS = os.path.join(ROOT, ".deps", "py")
+# Cargo's target directory (CARGO_TARGET_DIR when set, as cargo reads it).
+TARGET = os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target")
 OPS = ["composition", "logical_divide", "complement", "coalesce"]
 
 
@@ -23,6 +29,11 @@ def corpus_path():
 
 
 def ensure_pycute():
+    try:
+        import pycute  # the interpreter's own (a virtual environment with nvidia-cutlass)
+        return pycute
+    except ImportError:
+        pass
     if not os.path.isdir(os.path.join(DEPS, "pycute")):
         subprocess.check_call([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
                                "--target", DEPS, "nvidia-cutlass==4.2.0.0"])
@@ -110,7 +121,7 @@ def time_pycute(pc, ins):
 def tessera_rates():
     out = {}
     counts = {}
-    log = os.path.join(ROOT, "target", "bench_algebra.log")
+    log = os.path.join(TARGET, "bench_algebra.log")
     if os.path.exists(log):
         for line in open(log):
             if line.startswith("inputs:"):
@@ -118,7 +129,7 @@ def tessera_rates():
                     k, v = kv.split("=")
                     counts[k] = int(v)
     for op in OPS:
-        est = os.path.join(ROOT, "target", "criterion", "corpus", op, "new", "estimates.json")
+        est = os.path.join(TARGET, "criterion", "corpus", op, "new", "estimates.json")
         if not os.path.exists(est) or op not in counts:
             continue
         mean_ns = json.load(open(est))["mean"]["point_estimate"]
@@ -127,7 +138,7 @@ def tessera_rates():
 
 
 def time_batch():
-    exe = os.path.join(ROOT, "target", "release", "tessera")
+    exe = os.path.join(TARGET, "release", "tessera")
     if not os.path.exists(exe):
         subprocess.check_call(["cargo", "build", "--release", "--quiet"], cwd=ROOT)
     exprs = "".join(json.loads(l)["expr"] + "\n" for l in open(corpus_path()))
@@ -144,7 +155,7 @@ def text_path(pc, reps):
     """Text in, text out: for each corpus composition and logical_divide line, PyCuTe parses it
     (the parser above), computes, and prints the result with str(); Tessera runs
     `tessera eval --batch` over the same lines (repeated `reps` times) on 1 and 2 threads."""
-    exe = os.path.join(ROOT, "target", "release", "tessera")
+    exe = os.path.join(TARGET, "release", "tessera")
     fns = {"composition": pc.composition, "logical_divide": pc.logical_divide}
     rows = []
     for op in ("composition", "logical_divide"):
@@ -160,7 +171,7 @@ def text_path(pc, reps):
                     pass
             n += len(lines)
         py = n / (time.perf_counter() - t0)
-        path = os.path.join(ROOT, "target", f"text_path_{op}.txt")
+        path = os.path.join(TARGET, f"text_path_{op}.txt")
         with open(path, "w") as f:
             f.write("".join(l + "\n" for l in lines) * reps)
         total = len(lines) * reps
@@ -179,7 +190,7 @@ def text_path(pc, reps):
 
 def main():
     if "--no-cargo" not in sys.argv:
-        with open(os.path.join(ROOT, "target", "bench_algebra.log"), "w") as log:
+        with open(os.path.join(TARGET, "bench_algebra.log"), "w") as log:
             subprocess.check_call(["cargo", "bench", "--bench", "algebra", "--", "--warm-up-time", "1",
                                    "--measurement-time", "4"], cwd=ROOT, stdout=log)
     pc = ensure_pycute()
@@ -202,6 +213,10 @@ def main():
               f" {rates[2]:,.0f} | {rates[2] / py_rate:.0f}x |")
     wall, n = time_batch()
     print(f"\n`tessera eval --batch` over the whole corpus ({n} lines): {wall * 1000:.1f} ms (best of 5)")
+    if "--python" in sys.argv:
+        print("\nPython, per call (binding overhead included; python/bench.py):\n")
+        sys.stdout.flush()
+        subprocess.check_call([sys.executable, os.path.join(ROOT, "python", "bench.py")])
 
 
 if __name__ == "__main__":

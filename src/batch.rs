@@ -6,15 +6,18 @@
 //! the output that went away (a closed pipe), ends the run normally.
 //!
 //! Lines are answered in blocks: a block ends after [`BLOCK_LINES`] lines, or where the next
-//! read could block. A large block is split into contiguous chunks answered on `jobs` threads,
-//! and the chunks' answers are written in input order. Answers are flushed before a read that
-//! may block, so a tool can send a line and wait for its answer.
+//! read could block. A large block is split into contiguous chunks answered on `jobs` threads:
+//! the reading thread answers the first chunk, `jobs - 1` helper threads (started once, at the
+//! first block worth them, and fed through one queue) the others, and the chunks' answers are
+//! written in input order, so the output does not depend on the number of threads. Answers are
+//! flushed before a read that may block, so a tool can send a line and wait for its answer.
 
 use crate::exit;
 use crate::lang::Session;
 use std::io::{BufRead, ErrorKind, Write};
 use std::ops::Range;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{Arc, Mutex, mpsc};
 
 /// Evaluates one line, turning a panic (a bug) into an internal error.
 pub fn answer(session: &Session, line: &str) -> Result<String, (i32, String)> {
@@ -61,7 +64,7 @@ enum Line {
 }
 
 /// Lines read and not yet answered: their bytes, one after the other.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct Block {
     bytes: Vec<u8>,
     lines: Vec<(Line, Range<usize>)>,
@@ -171,52 +174,117 @@ fn reply_all(session: &Session, block: &Block, lines: &[(Line, Range<usize>)], c
     out
 }
 
-/// Answers a block on up to `jobs` threads; the answers come back in input order.
-fn answer_block(session: &Session, block: &Block, jobs: usize, code: &mut i32) -> Vec<String> {
-    let threads = jobs.min(block.lines.len() / LINES_PER_THREAD).max(1);
-    if threads == 1 {
+/// A chunk of a block for a helper thread: its lines, its place among the block's chunks, and
+/// where its answers go.
+struct Job {
+    block: Arc<Block>,
+    lines: Range<usize>,
+    slot: usize,
+    reply: mpsc::Sender<(usize, String, i32)>,
+}
+
+/// The helper threads of a run, started once (at the first block worth them) and fed chunks
+/// through one queue; the thread that reads the input answers a chunk of each block itself.
+struct Pool<'s, 'e> {
+    queue: Option<mpsc::Sender<Job>>,
+    helpers: usize,
+    /// The threads to start, and the scope they live in.
+    want: usize,
+    scope: &'s std::thread::Scope<'s, 'e>,
+}
+
+impl<'s, 'e> Pool<'s, 'e> {
+    /// Starts the helpers (once); `false` if none could start.
+    fn start(&mut self, session: &'e Session) -> bool {
+        if self.queue.is_none() && self.want > 0 {
+            let (tx, rx) = mpsc::channel::<Job>();
+            let rx = Arc::new(Mutex::new(rx));
+            for _ in 0..self.want {
+                let rx = Arc::clone(&rx);
+                let started =
+                    std::thread::Builder::new()
+                        .stack_size(STACK)
+                        .spawn_scoped(self.scope, move || {
+                            loop {
+                                // The lock is held only while taking a job, never while answering.
+                                let job = match rx.lock() {
+                                    Ok(q) => q.recv(),
+                                    Err(_) => return,
+                                };
+                                let Ok(job) = job else { return };
+                                let mut c = exit::OK;
+                                let out = reply_all(
+                                    session,
+                                    &job.block,
+                                    &job.block.lines[job.lines.clone()],
+                                    &mut c,
+                                );
+                                let Job {
+                                    block, slot, reply, ..
+                                } = job;
+                                drop(block);
+                                // The reader may have given up on this block (it never does): ignore.
+                                let _ = reply.send((slot, out, c));
+                            }
+                        });
+                if started.is_ok() {
+                    self.helpers += 1;
+                }
+            }
+            self.want = 0;
+            self.queue = Some(tx);
+        }
+        self.helpers > 0
+    }
+}
+
+/// Answers a block on up to `jobs` threads (the reader's and the pool's); the answers come back
+/// in input order, whichever thread answered them.
+fn answer_block<'e>(
+    session: &'e Session,
+    pool: &mut Pool<'_, 'e>,
+    block: &Arc<Block>,
+    jobs: usize,
+    code: &mut i32,
+) -> Vec<String> {
+    let n = block.lines.len();
+    let threads = jobs.min(n / LINES_PER_THREAD).max(1);
+    if threads == 1 || !pool.start(session) {
         return vec![reply_all(session, block, &block.lines, code)];
     }
-    let per = block.lines.len().div_ceil(threads);
-    let answers = std::thread::scope(|s| {
-        let workers: Vec<_> = block
-            .lines
-            .chunks(per)
-            .map(|chunk| {
-                std::thread::Builder::new()
-                    .stack_size(STACK)
-                    .spawn_scoped(s, move || {
-                        let mut c = exit::OK;
-                        let out = reply_all(session, block, chunk, &mut c);
-                        (out, c)
-                    })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .map(|w| match w.map(|h| h.join()) {
-                Ok(Ok(r)) => Ok(r),
-                _ => Err(()),
-            })
-            .collect::<Vec<_>>()
-    });
-    let mut out = Vec::with_capacity(answers.len());
-    for (k, a) in answers.into_iter().enumerate() {
-        match a {
-            Ok((text, c)) => {
-                if c == exit::INTERNAL {
-                    *code = exit::INTERNAL;
-                }
-                out.push(text);
-            }
-            // A thread that could not start or died: answer its lines here.
-            Err(()) => {
-                let chunk = &block.lines[k * per..((k + 1) * per).min(block.lines.len())];
-                out.push(reply_all(session, block, chunk, code));
-            }
+    let threads = threads.min(pool.helpers + 1);
+    let per = n.div_ceil(threads);
+    let chunks: Vec<Range<usize>> = (0..n).step_by(per).map(|k| k..(k + per).min(n)).collect();
+    let mut out: Vec<Option<String>> = vec![None; chunks.len()];
+    let (tx, rx) = mpsc::channel();
+    if let Some(queue) = &pool.queue {
+        for (slot, lines) in chunks.iter().enumerate().skip(1) {
+            let job = Job {
+                block: Arc::clone(block),
+                lines: lines.clone(),
+                slot,
+                reply: tx.clone(),
+            };
+            // A queue nobody reads (every helper gone): the chunk is answered below.
+            let _ = queue.send(job);
         }
     }
-    out
+    drop(tx);
+    out[0] = Some(reply_all(session, block, &block.lines[chunks[0].clone()], code));
+    // Every job either answers or is dropped (its sender with it): this ends.
+    for (slot, text, c) in rx {
+        if c == exit::INTERNAL {
+            *code = exit::INTERNAL;
+        }
+        out[slot] = Some(text);
+    }
+    chunks
+        .iter()
+        .zip(out)
+        .map(|(lines, text)| {
+            text.unwrap_or_else(|| reply_all(session, block, &block.lines[lines.clone()], code))
+        })
+        .collect()
 }
 
 /// `tessera eval --batch PATH` on `jobs` threads: one answer line per input line. The end of
@@ -237,32 +305,48 @@ pub fn run(session: &Session, path: &str, jobs: usize) -> i32 {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut code = exit::OK;
-    let mut block = Block::default();
-    let written = loop {
-        let more = match reader.next_line(&mut block) {
-            Ok(more) => more,
-            Err(e) => {
-                let _ = out.flush();
-                eprintln!("error: reading {path}: {e}");
-                return exit::BAD_INPUT;
-            }
+    let written = std::thread::scope(|scope| {
+        let mut pool = Pool {
+            queue: None,
+            helpers: 0,
+            want: jobs.saturating_sub(1),
+            scope,
         };
-        // Answer what was read once the block is full, the input ends, or the next read could
-        // block (a tool may be waiting for these answers before it sends more).
-        if more && !reader.drained && block.lines.len() < BLOCK_LINES {
-            continue;
+        // Shared with the helpers while a block is answered; the reader's alone in between.
+        let mut block = Arc::new(Block::default());
+        loop {
+            let more = match reader.next_line(Arc::make_mut(&mut block)) {
+                Ok(more) => more,
+                Err(e) => {
+                    let _ = out.flush();
+                    return Err(Err(e));
+                }
+            };
+            // Answer what was read once the block is full, the input ends, or the next read
+            // could block (a tool may be waiting for these answers before it sends more).
+            if more && !reader.drained && block.lines.len() < BLOCK_LINES {
+                continue;
+            }
+            let mut result = Ok(());
+            for text in answer_block(session, &mut pool, &block, jobs, &mut code) {
+                result = result.and_then(|()| out.write_all(text.as_bytes()));
+            }
+            Arc::make_mut(&mut block).clear();
+            if let Err(e) = result.and_then(|()| out.flush()) {
+                return Err(Ok(e));
+            }
+            if !more {
+                return Ok(());
+            }
         }
-        let mut result = Ok(());
-        for text in answer_block(session, &block, jobs, &mut code) {
-            result = result.and_then(|()| out.write_all(text.as_bytes()));
+    });
+    let written = match written {
+        Err(Err(e)) => {
+            eprintln!("error: reading {path}: {e}");
+            return exit::BAD_INPUT;
         }
-        block.clear();
-        if let Err(e) = result.and_then(|()| out.flush()) {
-            break Err(e);
-        }
-        if !more {
-            break Ok(());
-        }
+        Err(Ok(e)) => Err(e),
+        Ok(()) => Ok(()),
     };
     match written {
         Ok(()) => code,

@@ -24,36 +24,6 @@ pub(crate) fn tiler_fn(name: &str) -> Option<TilerFn> {
     })
 }
 
-/// The common call `op(A, B)` of a tiler built-in on two `Layout` objects, answered by the same
-/// algebra function as the built-in, without building the expression language's values (the
-/// layouts are borrowed, not copied). `None` for any other call, which takes the general path;
-/// `tests/test_api.py` checks that both paths agree.
-pub(crate) fn layout_tiler_call(
-    py: Python<'_>,
-    name: &str,
-    args: &Bound<'_, PyTuple>,
-) -> Option<PyResult<Py<PyAny>>> {
-    let f = tiler_fn(name)?;
-    if args.len() != 2 {
-        return None;
-    }
-    let a = args.get_borrowed_item(0).ok()?;
-    let b = args.get_borrowed_item(1).ok()?;
-    // `_` (None) as the whole tiler leaves A as it is: A itself, as PyCuTe returns it.
-    if b.is_none() && a.cast::<Layout>().is_ok_and(|l| l.get().sym.is_none()) {
-        return Some(Ok(a.to_owned().unbind()));
-    }
-    let a = a.cast::<Layout>().ok()?;
-    let b = b.cast::<Layout>().ok()?;
-    if a.get().sym.is_some() || b.get().sym.is_some() {
-        return None;
-    }
-    let r = f(&a.get().inner, &Tiler::Layout(b.get().inner.clone()))
-        .and_then(|l| Value::Layout(l).check_depth())
-        .map_err(err);
-    Some(r.and_then(|v| to_py(py, v)))
-}
-
 /// Calls Tessera's built-in `name` with the positional arguments, and keyword arguments named
 /// in `kws` (each position's accepted names, `|`-separated) placed at their positions.
 pub(crate) fn call_builtin(
@@ -64,7 +34,7 @@ pub(crate) fn call_builtin(
     kwargs: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Py<PyAny>> {
     if kwargs.is_none()
-        && let Some(r) = layout_tiler_call(py, name, args)
+        && let Some(r) = fast_call(py, name, args)
     {
         return r;
     }

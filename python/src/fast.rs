@@ -1,0 +1,176 @@
+//! The common calls answered without the expression language: `composition`, the divides and
+//! products, `complement` and `coalesce` on concrete `Layout` objects (with int, `None` and
+//! tuple tilers and cotargets), computed by the same algebra function as the built-in from the
+//! layouts the objects hold (borrowed, never re-read as text), the result wrapped directly.
+//!
+//! A fast path only ever answers a call it computed successfully: anything else (a symbolic
+//! layout, a swizzle, text, keyword arguments, an integer that does not fit, an error of the
+//! algebra) returns `None` and the call takes the general path ([`call_builtin`]), which gives
+//! the canonical answer or error. `tests/test_api.py` checks that both paths agree on the corpus
+//! and on random layouts.
+
+#[allow(unused_imports)]
+use crate::*;
+
+/// The concrete layout a `Layout` object holds (`None` for anything else, or a symbolic one).
+fn concrete<'a>(obj: &'a Bound<'_, PyAny>) -> Option<&'a ir::Layout<i64>> {
+    let l = obj.cast::<Layout>().ok()?.get();
+    if l.sym.is_some() {
+        return None;
+    }
+    Some(&l.inner)
+}
+
+/// A Python `int` (not a `bool`) that fits in `i64`.
+fn small_int(obj: &Bound<'_, PyAny>) -> Option<i64> {
+    if !obj.is_exact_instance_of::<PyInt>() {
+        return None;
+    }
+    obj.extract::<i64>().ok()
+}
+
+/// The tiler of a Python object, as `Value::to_tiler` reads its value: `None` keeps a mode, an
+/// int `n` is `n:1`, a layout is itself, a tuple or list goes by mode.
+fn tiler_of(obj: &Bound<'_, PyAny>) -> Option<Tiler<i64>> {
+    if obj.is_none() {
+        return Some(Tiler::Keep);
+    }
+    if let Some(l) = concrete(obj) {
+        return Some(Tiler::Layout(l.clone()));
+    }
+    if let Some(n) = small_int(obj) {
+        let l = ir::Layout::new(HTuple::leaf(n), HTuple::leaf(Stride::Int(1))).ok()?;
+        return Some(Tiler::Layout(l));
+    }
+    if let Ok(t) = obj.cast::<PyTuple>() {
+        return t
+            .iter_borrowed()
+            .map(|x| tiler_of(&x))
+            .collect::<Option<_>>()
+            .map(Tiler::Tuple);
+    }
+    if let Ok(t) = obj.cast::<PyList>() {
+        return t
+            .iter()
+            .map(|x| tiler_of(&x))
+            .collect::<Option<_>>()
+            .map(Tiler::Tuple);
+    }
+    None
+}
+
+/// An int tuple (a cotarget): an int, or a tuple or list of int tuples.
+fn int_tuple_of(obj: &Bound<'_, PyAny>) -> Option<HTuple<i64>> {
+    if let Some(n) = small_int(obj) {
+        return Some(HTuple::leaf(n));
+    }
+    if let Ok(t) = obj.cast::<PyTuple>() {
+        return t
+            .iter_borrowed()
+            .map(|x| int_tuple_of(&x))
+            .collect::<Option<Vec<_>>>()
+            .map(HTuple::from_modes);
+    }
+    None
+}
+
+/// A computed layout as a new `Layout` object, under the depth limit every result meets.
+fn wrap(py: Python<'_>, r: ir::Result<ir::Layout<i64>>) -> Option<PyResult<Py<PyAny>>> {
+    let Value::Layout(l) = Value::Layout(r.ok()?).check_depth().ok()? else {
+        return None;
+    };
+    Some(Py::new(py, Layout::of(l)).map(Py::into_any))
+}
+
+/// `op(A, tiler)` of a tiler built-in (`composition`, the divides, the products) on a concrete
+/// layout `A`.
+pub(crate) fn tiler_call(
+    py: Python<'_>,
+    name: &str,
+    args: &Bound<'_, PyTuple>,
+) -> Option<PyResult<Py<PyAny>>> {
+    let f = tiler_fn(name)?;
+    if args.len() != 2 {
+        return None;
+    }
+    let a = args.get_borrowed_item(0).ok()?;
+    let b = args.get_borrowed_item(1).ok()?;
+    let la = concrete(&a)?;
+    // `_` (None) as the whole tiler leaves A as it is: A itself, as PyCuTe returns it.
+    if b.is_none() {
+        return Some(Ok(a.to_owned().unbind()));
+    }
+    // A layout tiler is borrowed for the common `op(A, B)`; others are built.
+    if let Some(lb) = concrete(&b) {
+        return match name {
+            "composition" => wrap(py, alg::composition(la, lb)),
+            _ => wrap(py, f(la, &Tiler::Layout(lb.clone()))),
+        };
+    }
+    wrap(py, f(la, &tiler_of(&b)?))
+}
+
+/// `complement(A)` and `complement(A, cotarget)` with an int or int-tuple cotarget.
+pub(crate) fn complement_call(py: Python<'_>, args: &Bound<'_, PyTuple>) -> Option<PyResult<Py<PyAny>>> {
+    let a = args.get_borrowed_item(0).ok()?;
+    let la = concrete(&a)?;
+    match args.len() {
+        1 => wrap(py, alg::complement(la, None)),
+        2 => {
+            let t = args.get_borrowed_item(1).ok()?;
+            let t = match concrete(&t) {
+                Some(l) => l.shape().clone(),
+                None => int_tuple_of(&t)?,
+            };
+            wrap(py, alg::complement(la, Some(&t)))
+        }
+        _ => None,
+    }
+}
+
+/// A coalesce profile, as `Value::to_profile` reads its value: an int coalesces, `None` keeps,
+/// a tuple or list goes by mode.
+fn profile_of(obj: &Bound<'_, PyAny>) -> Option<HTuple<bool>> {
+    if obj.is_none() {
+        return Some(HTuple::leaf(false));
+    }
+    if small_int(obj).is_some() {
+        return Some(HTuple::leaf(true));
+    }
+    if let Ok(t) = obj.cast::<PyTuple>() {
+        return t
+            .iter_borrowed()
+            .map(|x| profile_of(&x))
+            .collect::<Option<Vec<_>>>()
+            .map(HTuple::from_modes);
+    }
+    None
+}
+
+/// `coalesce(A)` and `coalesce(A, profile)`.
+pub(crate) fn coalesce_call(py: Python<'_>, args: &Bound<'_, PyTuple>) -> Option<PyResult<Py<PyAny>>> {
+    let a = args.get_borrowed_item(0).ok()?;
+    let la = concrete(&a)?;
+    match args.len() {
+        1 => wrap(py, alg::coalesce(la)),
+        2 => {
+            let p = args.get_borrowed_item(1).ok()?;
+            let p = profile_of(&p)?;
+            wrap(py, alg::coalesce_by(la, &p))
+        }
+        _ => None,
+    }
+}
+
+/// The fast path of the built-in `name`, if it has one and the arguments fit it.
+pub(crate) fn fast_call(
+    py: Python<'_>,
+    name: &str,
+    args: &Bound<'_, PyTuple>,
+) -> Option<PyResult<Py<PyAny>>> {
+    match name {
+        "complement" => complement_call(py, args),
+        "coalesce" => coalesce_call(py, args),
+        _ => tiler_call(py, name, args),
+    }
+}
