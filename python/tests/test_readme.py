@@ -8,9 +8,9 @@ from tessera import Layout
 
 def test_readme_python_example_runs(monkeypatch):
     monkeypatch.chdir(ROOT)  # the example names check files relative to the checkout
-    with open(os.path.join(ROOT, "README.md")) as f:
+    with open(os.path.join(ROOT, "docs", "src", "reference", "python.md")) as f:
         text = f.read()
-    section = text[text.index("## Python") :]
+    section = text[text.index("# Python") :]
     block = section[section.index("```python") + len("```python") : section.index("```\n\n*")]
     exec(compile(block, "README.md", "exec"), {})
 
