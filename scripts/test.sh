@@ -26,3 +26,8 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
 (cd python && cargo fmt --check && cargo clippy --all-targets --features extension-module -- -D warnings)
 (cd python && VIRTUAL_ENV="$VENV" "$VENV/bin/maturin" develop --quiet)
 "$VENV/bin/python" -m pytest -q python/tests
+# The book (docs/): its Python examples run as doctests (its console examples run in
+# tests/docs_book.rs, its generated pages are checked in tests/docs_reference.rs), then mdbook
+# builds it (tests/docs_book.rs also checks its links and its table of contents).
+"$VENV/bin/python" -m pytest -q --doctest-glob='*.md' docs/src
+.deps/mdbook/bin/mdbook build docs

@@ -327,3 +327,74 @@ fn every_eval_help_example_prints_its_answer() {
     }
     assert!(n >= 10, "{n} examples");
 }
+
+/// The relative link targets of a Markdown text (`[text](target)`), outside code blocks and
+/// code spans, without their `#fragment`; web links are left out.
+fn links(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut fence = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fence = !fence;
+            continue;
+        }
+        if fence {
+            continue;
+        }
+        // Code spans are not links.
+        let plain: String = line.split('`').step_by(2).collect::<Vec<_>>().join(" ");
+        for (k, _) in plain.match_indices("](") {
+            let rest = &plain[k + 2..];
+            let Some(end) = rest.find(')') else { continue };
+            let target = rest[..end].split('#').next().unwrap();
+            if !target.is_empty() && !target.contains("://") && !target.starts_with("mailto:") {
+                out.push(target.to_string());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_link_of_the_book_and_the_readme_resolves() {
+    let mut n = 0;
+    for page in pages() {
+        let text = std::fs::read_to_string(&page).unwrap();
+        for target in links(&text) {
+            n += 1;
+            let path = page.parent().unwrap().join(&target);
+            assert!(
+                path.exists(),
+                "{}: the link to {target} leads nowhere",
+                page.display()
+            );
+        }
+    }
+    assert!(n >= 30, "{n} links");
+}
+
+#[test]
+fn the_table_of_contents_lists_every_page_once() {
+    let src = root().join("docs/src");
+    let summary = std::fs::read_to_string(src.join("SUMMARY.md")).unwrap();
+    let listed = links(&summary);
+    let mut seen = std::collections::BTreeSet::new();
+    for l in &listed {
+        assert!(seen.insert(l.clone()), "SUMMARY.md lists {l} twice");
+    }
+    for page in pages().iter().filter(|p| p.starts_with(&src)) {
+        let rel = page.strip_prefix(&src).unwrap().to_string_lossy().into_owned();
+        if rel != "SUMMARY.md" {
+            assert!(
+                seen.contains(&rel),
+                "{rel} is not in SUMMARY.md (mdbook would leave it out)"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_link_reader_finds_links_and_skips_code() {
+    let text = "see [a](x/b.md#c) and `[d](e)` and [w](https://example.org)\n```\n[f](g)\n```\n";
+    assert_eq!(links(text), vec!["x/b.md".to_string()]);
+}
