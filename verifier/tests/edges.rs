@@ -184,7 +184,7 @@ fn a_negative_index_of_an_f2_shared_layout_is_bad_input() {
 
 /// With parameters, enumeration checks the offsets at each valuation it visits: bad input
 /// naming the valuation and the index. (z3 reasons over unbounded integers and does not check
-/// them: the README lists the difference.)
+/// them: the book lists the difference (reference/check.md).)
 #[test]
 fn enumeration_names_a_valuation_whose_offsets_leave_i64() {
     let s = Text::new(&["N where 1 <= N <= 4611686018427387904, N % 4611686018427387903 == 1"]);
