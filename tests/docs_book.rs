@@ -398,3 +398,45 @@ fn the_link_reader_finds_links_and_skips_code() {
     let text = "see [a](x/b.md#c) and `[d](e)` and [w](https://example.org)\n```\n[f](g)\n```\n";
     assert_eq!(links(text), vec!["x/b.md".to_string()]);
 }
+
+/// A ` ```text ` block right after a paragraph that names `examples/NAME.tess` shows that file:
+/// its lines must be consecutive lines of the file, so that the book shows the file as it is.
+#[test]
+fn every_check_file_the_book_shows_is_the_file() {
+    let mut n = 0;
+    for page in pages() {
+        let text = std::fs::read_to_string(&page).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let mut i = 0;
+        while i < lines.len() {
+            if lines[i].trim() != "```text" {
+                i += 1;
+                continue;
+            }
+            let close = i + 1 + lines[i + 1..].iter().position(|l| l.trim() == "```").unwrap();
+            let block = &lines[i + 1..close];
+            let before = lines[i.saturating_sub(4)..i].join(" ");
+            let named = before.match_indices("examples/").last().map(|(k, _)| {
+                before[k..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || "/_.-".contains(*c))
+                    .collect::<String>()
+            });
+            if let Some(name) = named.filter(|s| s.trim_end_matches(['.', ',']).ends_with(".tess")) {
+                let name = name.trim_end_matches(['.', ',']);
+                let file = std::fs::read_to_string(root().join(name)).unwrap();
+                let file: Vec<&str> = file.lines().collect();
+                let shown = file.windows(block.len()).any(|w| w == block);
+                assert!(
+                    shown,
+                    "{}:{}: the block is not a part of {name} as it is",
+                    page.display(),
+                    i + 1
+                );
+                n += 1;
+            }
+            i = close + 1;
+        }
+    }
+    assert!(n >= 2, "{n} check files shown");
+}
