@@ -130,9 +130,9 @@ fi
 
 # mdbook, which builds the book under docs/ (`scripts/test.sh` runs `mdbook build docs`): from
 # crates.io, pinned and locked, into .deps/mdbook (git-ignored). Only the `search` feature: the
-# book's search box, whose index is built into the book, so it works offline; no `serve` or
-# `watch` (a web server and a file watcher), which cost most of the build. Measured: see the
-# book's figures (the tools page).
+# book's search box, whose index is built into the book, so that it works offline; not `serve`
+# or `watch` (a web server on tokio and axum, a file watcher), which CI does not use. Cold, the
+# install takes 253 s of CPU (the book's figures, on the tools page).
 MDBOOK_VERSION=0.5.4
 MDBOOK=.deps/mdbook/bin/mdbook
 if ! "$MDBOOK" --version 2>/dev/null | grep -qx "mdbook v$MDBOOK_VERSION"; then

@@ -225,7 +225,7 @@ fn every_console_example_prints_what_the_page_shows() {
             std::fs::write(&page, text.join("\n") + "\n").unwrap();
         }
     }
-    assert!(count >= 35, "{count} console examples found");
+    assert!(count >= 55, "{count} console examples found");
     assert!(
         failures.is_empty(),
         "{} console examples differ (TESSERA_UPDATE_DOCS=1 rewrites them):\n\n{}",

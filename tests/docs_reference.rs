@@ -34,6 +34,38 @@ fn check_page(page: &str, want: &str) {
     }
 }
 
+/// `text` with `<`, `>` and `&` outside code spans written as entities, so that the
+/// documentation's `Atom<T>` or `Sw<B,M,S>` is text, not an HTML tag, in the book.
+fn escape_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut fence = false;
+    for line in text.split_inclusive('\n') {
+        if line.starts_with("```") {
+            fence = !fence;
+        }
+        if fence || line.starts_with("```") || line.starts_with("<!--") {
+            out.push_str(line);
+            continue;
+        }
+        for (k, part) in line.split('`').enumerate() {
+            if k > 0 {
+                out.push('`');
+            }
+            if k % 2 == 1 {
+                out.push_str(part);
+            } else {
+                out.push_str(
+                    &part
+                        .replace('&', "&amp;")
+                        .replace('<', "&lt;")
+                        .replace('>', "&gt;"),
+                );
+            }
+        }
+    }
+    out
+}
+
 /// The header every generated page starts with.
 fn header(title: &str, source: &str) -> String {
     format!(
@@ -41,6 +73,15 @@ fn header(title: &str, source: &str) -> String {
          `TESSERA_UPDATE_DOCS=1 cargo test --test docs_reference` regenerates it. -->\n\n\
          This page is generated from {source}; a test fails when it is stale.\n"
     )
+}
+
+#[test]
+fn html_is_escaped_outside_code_only() {
+    assert_eq!(
+        escape_html("Atom<T> `Sw<3>` a&b\n"),
+        "Atom&lt;T&gt; `Sw<3>` a&amp;b\n"
+    );
+    assert_eq!(escape_html("```text\n<x>\n"), "```text\n<x>\n");
 }
 
 #[test]
@@ -55,7 +96,7 @@ fn the_builtins_page_is_the_registry() {
          language page.\n",
     );
     page.push_str(&tessera::lang::builtins::markdown());
-    check_page("builtins.md", &page);
+    check_page("builtins.md", &escape_html(&page));
 }
 
 #[test]
@@ -76,7 +117,7 @@ fn the_properties_page_is_the_property_table() {
         };
         page.push_str(&format!("| `{}` | `{}` | {n} |\n", p.name, p.args));
     }
-    check_page("properties.md", &page);
+    check_page("properties.md", &escape_html(&page));
 }
 
 /// `tessera ARGS`'s standard output.
@@ -230,5 +271,5 @@ fn the_python_page_is_the_stub() {
     page.push_str("\n## Functions\n");
     page.push_str(table);
     page.push_str(&functions);
-    check_page("python.md", &page);
+    check_page("python.md", &escape_html(&page));
 }
