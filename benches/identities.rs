@@ -2,7 +2,7 @@
 //! the algebra's laws) against z3 alone (the values compared pointwise), per identity.
 //!
 //! Besides criterion's measurements, prints a table (the median of 9 runs of each prover on
-//! each identity), the one the README's Figures quote.
+//! each identity), the one the book's figures (figures/prover.md) quote.
 
 use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
 use std::hint::black_box;

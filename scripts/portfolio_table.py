@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The README's portfolio table from criterion's estimates of
+"""The book's portfolio table (docs/src/figures/prover.md) from criterion's estimates of
 `cargo bench -p tessera-verifier --bench portfolio`: per query and size, the mean time of
 each engine that decides it, and `auto` over the fastest engine alone."""
 import json

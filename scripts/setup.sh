@@ -4,7 +4,7 @@
 #                           pkg-config, z3, the fonts of PNG pictures.
 #   scripts/setup.sh --dev  also what the tests need (scripts/test.sh calls it): chromium,
 #                           ptxas and nvcc 13 (NVIDIA's wheels), NumPy, the Python environment
-#                           with maturin, pytest and PyCuTe.
+#                           with maturin, pytest and PyCuTe, and mdbook (the book under docs/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -126,6 +126,23 @@ if [ -z "${TESSERA_NO_CUTE_DSL:-}" ] && ! "$VENV/bin/python" -c 'import cutlass.
   echo "setup: installing $CUTE_DSL into $VENV"
   "$VENV/bin/python" -m pip install --quiet "$CUTE_DSL" ||
     echo "setup: $CUTE_DSL did not install; python/tests/test_cute_dsl.py will be skipped" >&2
+fi
+
+# mdbook, which builds the book under docs/ (`scripts/test.sh` runs `mdbook build docs`): from
+# crates.io, pinned and locked, into .deps/mdbook (git-ignored). Only the `search` feature: the
+# book's search box, whose index is built into the book, so that it works offline; not `serve`
+# or `watch` (a web server on tokio and axum, a file watcher), which CI does not use. Cold, the
+# install takes 253 s of CPU (the book's figures, on the tools page).
+MDBOOK_VERSION=0.5.4
+MDBOOK=.deps/mdbook/bin/mdbook
+if ! "$MDBOOK" --version 2>/dev/null | grep -qx "mdbook v$MDBOOK_VERSION"; then
+  echo "setup: installing mdbook $MDBOOK_VERSION into .deps/mdbook (cargo install, a few minutes)"
+  cargo install --quiet --locked --root .deps/mdbook --version "$MDBOOK_VERSION" \
+    --no-default-features --features search mdbook
+fi
+if ! "$MDBOOK" --version >/dev/null 2>&1; then
+  echo "setup: $MDBOOK is missing or does not run" >&2
+  exit 1
 fi
 
 echo "setup: ok (with the tests' tools)"

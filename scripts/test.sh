@@ -26,3 +26,15 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
 (cd python && cargo fmt --check && cargo clippy --all-targets --features extension-module -- -D warnings)
 (cd python && VIRTUAL_ENV="$VENV" "$VENV/bin/maturin" develop --quiet)
 "$VENV/bin/python" -m pytest -q python/tests
+# The book (docs/): its Python examples run as doctests (its console examples run in
+# tests/docs_book.rs, its generated pages are checked in tests/docs_reference.rs), then mdbook
+# builds it (tests/docs_book.rs also checks its links and its table of contents).
+"$VENV/bin/python" -m pytest -q --doctest-glob='*.md' docs/src
+# mdbook's warnings (an unclosed HTML tag, a missing file) fail the build; the book loads
+# nothing from the network (scripts, styles, fonts, pictures and the search index are its own).
+book_log=$(.deps/mdbook/bin/mdbook build docs 2>&1) || { echo "$book_log"; exit 1; }
+echo "$book_log"
+if grep -q WARN <<<"$book_log"; then echo "mdbook build docs: warnings" >&2; exit 1; fi
+if grep -rEl '<(script|link|img)[^>]+(src|href)="(https?:)?//' docs/book --include='*.html'; then
+  echo "the book loads something from the network (above)" >&2; exit 1
+fi

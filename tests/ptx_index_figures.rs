@@ -1,7 +1,7 @@
 //! Figure: PTX instructions of the index code of every layout of the GPU examples, for
 //! Tessera's simplified `.func` (`tessera emit --lang ptx`), the naive lowering (`--no-simplify`)
 //! and `nvcc -O3` compiling the naive index function in CUDA C (`--lang cuda --no-simplify`).
-//! Run with `--nocapture` for the table (README, Figures).
+//! Run with `--nocapture` for the table (the book, figures/index-code.md).
 //!
 //! The CUDA C function is made `extern "C" __device__ __noinline__` and compiled on its own
 //! with `nvcc -O3 -DNDEBUG -rdc=true -ptx -arch=sm_80`: `-rdc=true` keeps the uncalled

@@ -1,11 +1,11 @@
 //! Run by hand (it repeats `simplify_figures`' work with timings, several minutes in a debug
 //! build): `cargo test --test validation_figures -- --ignored --nocapture`.
 //!
-//! Figures of translation validation over the README's corpus (every layout of the public
+//! Figures of translation validation over the corpus (every layout of the public
 //! corpus and the `let` layouts of `examples/`, lowered at a linear index and simplified): how
 //! many each engine validated, how many kept their input, and the median, p95 and largest
-//! validation time. Run with `--nocapture` for the table; the README's Figures section quotes
-//! it. It asserts only what does not depend on the machine (the counts' consistency and that
+//! validation time. Run with `--nocapture` for the table; the book's figures
+//! (docs/src/figures/index-code.md) quote it. It asserts only what does not depend on the machine (the counts' consistency and that
 //! nothing is refuted); times are printed, never asserted.
 
 use std::sync::Arc;

@@ -155,7 +155,7 @@ fn every_construction_prints_what_cute_prints() {
         }
         let (key, want) = line.split_once('|').unwrap();
         let mut want = want.replace('_', "");
-        // The one known difference (README, "Where Tessera's atoms differ from CuTe"): with
+        // The one known difference (the book, tutorials/atoms.md, "Where Tessera's atoms differ from CuTe"): with
         // atoms along K, CuTe's get_layoutC_TV sends the second K group of threads past the
         // 16 x 16 tile (stride 256); each K group holds the whole tile here.
         if key == "mma:tf32_1x2x2:C" {

@@ -1,21 +1,10 @@
-"""The README's Python example runs as written, and its commented results are the module's."""
-import os
-
+"""The results the book's Python reference shows (docs/src/reference/python.md), checked one by
+one; the page's examples themselves run as doctests (scripts/test.sh: pytest --doctest-glob)."""
 import tessera
-from cases import ROOT
 from tessera import Layout
 
 
-def test_readme_python_example_runs(monkeypatch):
-    monkeypatch.chdir(ROOT)  # the example names check files relative to the checkout
-    with open(os.path.join(ROOT, "README.md")) as f:
-        text = f.read()
-    section = text[text.index("## Python") :]
-    block = section[section.index("```python") + len("```python") : section.index("```\n\n*")]
-    exec(compile(block, "README.md", "exec"), {})
-
-
-def test_readme_python_example_results():
+def test_python_reference_results():
     A = Layout((3, (2, 4)), (2, (1, 6)))
     assert (A(17), A(2, 5), A(2, (1, 2)), repr(A[1][0])) == (17, 17, 17, "Layout(2, 1)")
     assert A == Layout.parse("(3,(2,4)):(2,(1,6))")

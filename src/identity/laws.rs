@@ -439,7 +439,7 @@ pub fn right_inverse_law() -> Law {
     }
 }
 
-/// Every law, in the order the tests and the README list them.
+/// Every law, in the order the tests and the book (tutorials/identities.md) list them.
 pub fn all() -> Vec<Law> {
     vec![
         divide_definition(),

@@ -1,7 +1,7 @@
 //! The portfolio against each engine alone: per property and size (1K, 64K, 1M, 2^30
 //! elements), the time of enumeration, F2, the structural engine, z3 and `auto`, each where
 //! it decides the query (and finishes in seconds). `scripts/portfolio_table.py` turns the
-//! estimates into the README's table and the ratio of `auto` to the fastest engine.
+//! estimates into the book's table (figures/prover.md) and the ratio of `auto` to the fastest engine.
 //!
 //! The families:
 //! * `swizzled`: `Sw<3,3,3> o (R,64):(64,1)`, in the F2 fragment;

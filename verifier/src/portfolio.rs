@@ -4,7 +4,7 @@
 //! # The cost model
 //!
 //! The engines' costs, measured by `cargo bench -p tessera-verifier --bench portfolio` (release
-//! build; the figures are in the README):
+//! build; the figures are in the book, docs/src/figures/prover.md):
 //!
 //! | engine | cost | decides |
 //! |---|---|---|

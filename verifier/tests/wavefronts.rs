@@ -1,5 +1,5 @@
 //! Wavefront counts ([`tessera_verifier::wavefronts`]) against a simulation written from the
-//! hardware's documented rules (README, bank model): 32 banks of 4-byte words; one wavefront
+//! hardware's documented rules (the book: how-it-works/bank-model.md): 32 banks of 4-byte words; one wavefront
 //! carries one word per bank; a warp instruction of `W`-byte accesses runs in phases of 32
 //! (`W <= 4`), 16 (`W = 8`) or 8 (`W = 16`) threads, each taking as many wavefronts as its
 //! most loaded bank holds distinct words; two phases are served together when every thread

@@ -211,7 +211,7 @@ pub fn upcast<I: Int>(l: &Layout<I>, n: i64) -> Result<Layout<I>> {
 ///
 /// `R == recast(L, 1, n)`: every sub-element of every element once. Where `L` has several
 /// unit-stride leaves CuTe's `downcast` grows each of them and so counts sub-elements several
-/// times; Tessera grows one (the README lists the difference).
+/// times; Tessera grows one (the book lists the difference: how-it-works/semantics.md).
 ///
 /// # Example
 ///

@@ -2,8 +2,8 @@
 //!
 //! [`BUILTINS`] is the registry: every function's name, arity, argument summary, group and a
 //! line of help, declared in one `registry!` list together with the function that implements
-//! it. The `--help` text and the README's function list are generated from it
-//! ([`help_text`], [`markdown`]; `tests/readme.rs` fails when the README drifts), the parser's
+//! it. The `--help` text and the book's list of built-ins are generated from it
+//! ([`help_text`], [`markdown`]; `tests/docs_reference.rs` fails when the page drifts), the parser's
 //! reserved names and the suggestions for a misspelled name come from it, and calls dispatch
 //! through it: a name is looked up, its arity checked with one message for all, and its
 //! implementation called with the evaluated arguments.
@@ -421,7 +421,7 @@ pub fn reference_text() -> String {
     out
 }
 
-/// The README's function list: a table per group.
+/// The book's list of built-ins (`docs/src/reference/generated/builtins.md`): a table per group.
 pub fn markdown() -> String {
     let mut out = String::new();
     for g in GROUPS {

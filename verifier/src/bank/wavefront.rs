@@ -2,7 +2,7 @@
 //! `l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld/st`) counts per warp instruction, where
 //! the bank degree ([`super::analyze`]) counts the worst phase only.
 //!
-//! The model (its sources are in the README's bank-model section):
+//! The model (its sources are in the book: docs/src/how-it-works/bank-model.md):
 //!
 //! 1. Shared memory has 32 banks of 4-byte words; byte `a` is in word `a/4`, bank `(a/4) % 32`.
 //! 2. One wavefront carries at most one word of each bank (128 bytes); threads that read the
