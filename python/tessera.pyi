@@ -214,7 +214,7 @@ def run(
 def lower(layout: Any, coords: bool = False) -> str:
     """The index expression of a layout, as `tessera lower` prints it."""
 
-def emit(layout: Any, lang: str = "c", name: str = "offset_of", coords: bool = False) -> str:
+def emit(layout: Any, lang: str = "c", name: str = "index_fn", coords: bool = False) -> str:
     """The layout's index function as C, Rust, CUDA or PTX source, as `tessera emit` writes it."""
 
 def recast(layout: Any, scale: Union[int, Fraction]) -> LayoutLike:

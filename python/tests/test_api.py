@@ -208,6 +208,50 @@ def test_the_stub_names_every_public_attribute():
     assert declared - public == set()
 
 
+def test_the_stub_defaults_are_the_modules():
+    """Every default value the stub declares is the one the module uses (and no parameter has a
+    default in one and not the other)."""
+    import ast
+    import inspect
+    import os
+
+    stub = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tessera.pyi")
+    tree = ast.parse(open(stub).read())
+    checked = 0
+    for n in tree.body:
+        if not isinstance(n, ast.FunctionDef):
+            continue
+        try:
+            sig = inspect.signature(getattr(tessera, n.name))
+        except (TypeError, ValueError):
+            continue
+        pos = n.args.posonlyargs + n.args.args
+        names = [a.arg for a in pos][len(pos) - len(n.args.defaults):]
+        declared = dict(zip(names, n.args.defaults))
+        declared.update({a.arg: d for a, d in zip(n.args.kwonlyargs, n.args.kw_defaults) if d is not None})
+        for name, p in sig.parameters.items():
+            if p.default is inspect.Parameter.empty:
+                assert name not in declared, (n.name, name)
+                continue
+            assert name in declared, (n.name, name)
+            assert ast.literal_eval(declared[name]) == p.default, (n.name, name)
+            checked += 1
+    assert checked >= 10
+
+
+def test_emit_names_its_function_as_the_cli_does():
+    # `tessera emit`'s --name default is tessera::emit::DEFAULT_NAME, "index_fn" (its doc test).
+    assert inspect_default(tessera.emit, "name") == "index_fn"
+    assert "static inline int64_t index_fn(int64_t i) {" in tessera.emit("(4,8):(8,1)")
+    assert "pub fn index_fn(i: i64) -> i64 {" in tessera.emit("(4,8):(8,1)", lang="rust")
+
+
+def inspect_default(f, name):
+    import inspect
+
+    return inspect.signature(f).parameters[name].default
+
+
 def test_views_and_products():
     L = Layout((8, 8))
     v = tessera.local_tile(L, (2, 2), (1, 1))
