@@ -305,8 +305,8 @@ def downcast(A: Any, n: Any) -> LayoutLike:
 def filter_zeros(A: Any, profile: Any = None) -> LayoutLike:
     """A with every stride-0 leaf (or every part under a 0 of the profile) of extent 1."""
 
-def make_layout(*layouts: Any) -> LayoutLike:
-    """The layout whose modes are the arguments (or the layouts of one list or tuple argument)."""
+def make_layout(*args: Any) -> LayoutLike:
+    """As CuTe: make_layout(L0, L1, ...) of layouts is the layout whose modes they are (also one list or tuple of layouts); make_layout(shape) the compact column-major layout; make_layout(shape, stride) the layout shape:stride."""
 
 def make_layout_like(A: Any) -> LayoutLike:
     """A compact layout of A's shape, its modes ordered like A's strides."""
