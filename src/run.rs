@@ -612,11 +612,8 @@ fn read_binds(binds: &[String], k: &Kernel) -> Result<HashMap<String, i64>, Stri
         }
     }
     let mut bindings: HashMap<String, i64> = HashMap::new();
-    for b in binds.iter().flat_map(|b| b.split(',')) {
-        let (n, v) = pair(b, "--bind")?;
-        let Ok(v) = v.parse::<i64>() else {
-            return Err(format!("--bind {n}: '{v}' is not an integer"));
-        };
+    for (n, v) in crate::bindings::parse(binds)? {
+        let n = n.as_str();
         if !names.contains(n) {
             let list: Vec<&str> = names.iter().map(String::as_str).collect();
             return Err(format!(
@@ -638,9 +635,7 @@ fn read_binds(binds: &[String], k: &Kernel) -> Result<HashMap<String, i64>, Stri
                 crate::lang::facts_text(n, f)
             ));
         }
-        if bindings.insert(n.to_string(), v).is_some() {
-            return Err(format!("--bind {n}: bound twice"));
-        }
+        bindings.insert(n.to_string(), v);
     }
     Ok(bindings)
 }

@@ -183,6 +183,27 @@ fn flags_share_one_convention() {
     let (code, err) = err_of(&["eval", "--param", "M, N", "--bind", "M=4,M=2", "M"]);
     assert_eq!(code, Some(3));
     assert!(err.contains("bound twice"), "{err}");
+    // One reader of --bind behind every command: the same answers and the same errors.
+    let o = tessera(&[&run[..4], &["--bind", " M = 32 , N=32"]].concat());
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = tessera(&["eval", "--param", "M, N", "--bind", " M = 4 , N=2", "M*N"]);
+    assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "8");
+    for (bind, want) in [
+        ("M=32,M=64", "--bind M: 'M' is bound twice"),
+        ("M=x", "--bind M: 'x' is not an integer"),
+        ("M", "--bind expects NAME=VALUE, got 'M'"),
+        ("M=99999999999999999999", "is not an integer"),
+        ("o=1", "--bind: 'o' cannot be a parameter name"),
+    ] {
+        let eval = ["eval", "--param", "M, N", "--bind", bind, "M"];
+        let run = [&run[..4], &["--bind", bind]].concat();
+        let build = ["build", "examples/kernels.tess", "--bind", bind];
+        for argv in [&eval[..], &run[..], &build[..]] {
+            let (code, err) = err_of(argv);
+            assert_eq!(code, Some(3), "{argv:?}: {err}");
+            assert!(err.contains(want), "{argv:?}: {err}");
+        }
+    }
     // --engine's placeholder lists structural.
     let o = tessera(&["prove", "--help"]);
     assert!(String::from_utf8_lossy(&o.stdout).contains("<auto|enum|f2|z3|structural>"));
