@@ -94,6 +94,11 @@ def test_algebra_examples():
     assert tessera.layout_add(Layout(12, 1), Layout(12, 1)) == Layout(12, 2)
     assert tessera.make_layout([Layout(3, 1), Layout((5, 1), (7, 2)), Layout(2, 42)]) == Layout((3, (5, 1), 2), (1, (7, 2), 42))
     assert tessera.make_layout(Layout(3, 1), Layout(2, 42)) == Layout((3, 2), (1, 42))
+    # As CuTe: a shape and a stride, or a shape alone (compact column-major, stride 0 at extent 1).
+    assert tessera.make_layout((4, 8), (1, 4)) == Layout((4, 8), (1, 4))
+    assert str(tessera.make_layout((2, 1, 4))) == "(2,1,4):(1,0,2)"
+    with pytest.raises(LayoutError, match="not both"):
+        tessera.make_layout(Layout(3, 1), (4, 8))
     assert tessera.recast(Layout(24, 1), 8) == Layout(3, 1)
     assert tessera.recast(Layout(24, 1), Fraction(1, 2)) == Layout(48, 1)
     assert tessera.recast(Layout((4, 4), (4, 1)), 4) == Layout((4, 1), (1, 1))
