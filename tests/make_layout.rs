@@ -167,3 +167,43 @@ fn the_cute_spelling_evaluates_or_gets_the_exact_text() {
     assert!(e.contains("write `(4,8):(1,4)`"), "{e}");
     assert_eq!(ev("make_layout((4,8),(1,4))"), ev("(4,8):(1,4)"));
 }
+
+#[test]
+fn equal_reads_make_layout_as_eval_does() {
+    // The e-graph knows make_layout as an operation over modes; a shape-and-stride call is
+    // never merged with the modes reading (size 4, not 8), and a mixed call is bad input.
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("make_layout");
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("equal.tess");
+    std::fs::write(
+        &f,
+        "let A = (8,16):(16,1)\n\
+         assert equal(make_layout(4, 2), 4:2)\n\
+         assert equal(size(make_layout(4, 2)), 4)\n\
+         assert equal(make_layout((4,8)), (4,8):(1,4))\n\
+         assert equal(logical_divide(A, 4:1), composition(A, make_layout(4:1, complement(4:1, size(A)))))\n\
+         assert equal(make_layout(4, 2), make_layout(4:1, 2:4))\n",
+    )
+    .unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_tessera"))
+        .args(["check", "-j", "1", f.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("5 assertions: 4 proved, 1 refuted"), "{out}");
+    assert!(out.contains(":6: refuted"), "{out}");
+    std::fs::write(
+        &f,
+        "let A = (8,16):(16,1)\n\
+         assert equal(logical_divide(A, 4), composition(A, make_layout(4, complement(4, size(A)))))\n",
+    )
+    .unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_tessera"))
+        .args(["check", f.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(err.contains("equal.tess:2:63"), "{err}");
+}
