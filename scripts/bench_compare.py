@@ -6,8 +6,7 @@ Runs `cargo bench --bench algebra` (criterion), then times PyCuTe (the `pycute` 
 prints a markdown table of operations per second and the ratio. Then the text path: corpus
 composition and logical_divide lines parsed, computed and printed, PyCuTe against
 `tessera eval --batch` on 1 and 2 threads. Also times `tessera eval --batch` over the whole
-corpus (best of 5 runs of the `dist`-profile binary: the release profile with fat LTO and one
-codegen unit, the settings every earlier figure was measured with).
+corpus (best of 5 runs of the release binary).
 
 Usage: python3 scripts/bench_compare.py [--no-cargo]
 """
@@ -127,16 +126,10 @@ def tessera_rates():
     return out
 
 
-def dist_exe():
-    """The `dist`-profile binary (built when missing)."""
-    exe = os.path.join(ROOT, "target", "dist", "tessera")
-    if not os.path.exists(exe):
-        subprocess.check_call(["cargo", "build", "--profile", "dist", "--quiet"], cwd=ROOT)
-    return exe
-
-
 def time_batch():
-    exe = dist_exe()
+    exe = os.path.join(ROOT, "target", "release", "tessera")
+    if not os.path.exists(exe):
+        subprocess.check_call(["cargo", "build", "--release", "--quiet"], cwd=ROOT)
     exprs = "".join(json.loads(l)["expr"] + "\n" for l in open(corpus_path()))
     best = None
     for _ in range(5):
@@ -151,7 +144,7 @@ def text_path(pc, reps):
     """Text in, text out: for each corpus composition and logical_divide line, PyCuTe parses it
     (the parser above), computes, and prints the result with str(); Tessera runs
     `tessera eval --batch` over the same lines (repeated `reps` times) on 1 and 2 threads."""
-    exe = dist_exe()
+    exe = os.path.join(ROOT, "target", "release", "tessera")
     fns = {"composition": pc.composition, "logical_divide": pc.logical_divide}
     rows = []
     for op in ("composition", "logical_divide"):
