@@ -4,14 +4,17 @@
 //! and the value are ignored. Which names may be bound, and to what, is the caller's question
 //! (declared parameters and their facts, a kernel's parameters).
 
-/// The bindings of `args`, in the order given.
+/// The bindings of `args`, in the order given; `reserved` names the words that cannot be a
+/// parameter (the expression language's keywords and built-ins,
+/// [`crate::lang::builtins::is_reserved`]).
 ///
 /// @pre none (any text).
-/// @post each name is an identifier that is not a keyword or built-in, and appears once; each
-/// value is an `i64`. Otherwise an error naming the argument and what is wrong with it.
+/// @post each name is an identifier that is not `reserved`, and appears once; each value is an
+/// `i64`. Otherwise an error naming the argument and what is wrong with it.
 ///
 /// ```
-/// use tessera::bindings::parse;
+/// use tessera::lang::builtins::is_reserved;
+/// let parse = |a: &[&str]| tessera::bindings::parse(a, is_reserved);
 /// assert_eq!(
 ///     parse(&["M=4096,N= 8", "K=-2"]).unwrap(),
 ///     [("M".to_string(), 4096), ("N".to_string(), 8), ("K".to_string(), -2)]
@@ -21,7 +24,10 @@
 /// assert!(parse(&["M=x"]).unwrap_err().contains("'x' is not an integer"));
 /// assert!(parse(&["o=1"]).unwrap_err().contains("cannot be a parameter name"));
 /// ```
-pub fn parse<S: AsRef<str>>(args: &[S]) -> Result<Vec<(String, i64)>, String> {
+pub fn parse<S: AsRef<str>>(
+    args: &[S],
+    reserved: impl Fn(&str) -> bool,
+) -> Result<Vec<(String, i64)>, String> {
     let mut out: Vec<(String, i64)> = Vec::new();
     for b in args.iter().flat_map(|a| a.as_ref().split(',')) {
         let Some((n, v)) = b.split_once('=').map(|(n, v)| (n.trim(), v.trim())) else {
@@ -32,7 +38,7 @@ pub fn parse<S: AsRef<str>>(args: &[S]) -> Result<Vec<(String, i64)>, String> {
             .next()
             .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
             && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-        if !identifier || crate::lang::builtins::is_reserved(n) {
+        if !identifier || reserved(n) {
             return Err(format!("--bind: '{n}' cannot be a parameter name"));
         }
         let Ok(v) = v.parse::<i64>() else {

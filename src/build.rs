@@ -100,10 +100,11 @@ pub fn build(a: &BuildArgs<'_>) -> i32 {
     let opts = Options {
         timeout_ms: Some((a.timeout * 1000.0).ceil() as u64),
     };
-    let bindings: HashMap<String, i64> = match crate::bindings::parse(a.binds) {
-        Ok(b) => b.into_iter().collect(),
-        Err(e) => return bad(e),
-    };
+    let bindings: HashMap<String, i64> =
+        match crate::bindings::parse(a.binds, crate::lang::builtins::is_reserved) {
+            Ok(b) => b.into_iter().collect(),
+            Err(e) => return bad(e),
+        };
     if let Some(n) = bindings
         .keys()
         .find(|n| !kernels.iter().any(|k| params_of(k).contains(*n)))

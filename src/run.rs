@@ -612,7 +612,7 @@ fn read_binds(binds: &[String], k: &Kernel) -> Result<HashMap<String, i64>, Stri
         }
     }
     let mut bindings: HashMap<String, i64> = HashMap::new();
-    for (n, v) in crate::bindings::parse(binds)? {
+    for (n, v) in crate::bindings::parse(binds, crate::lang::builtins::is_reserved)? {
         let n = n.as_str();
         if !names.contains(n) {
             let list: Vec<&str> = names.iter().map(String::as_str).collect();

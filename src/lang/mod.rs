@@ -132,7 +132,7 @@ impl Session {
         }
         let mut values: HashMap<String, i64> = HashMap::new();
         // `--bind M=1,N=2` holds several bindings, read as every command reads them.
-        for (n, v) in crate::bindings::parse(binds).map_err(Error::invalid)? {
+        for (n, v) in crate::bindings::parse(binds, is_reserved).map_err(Error::invalid)? {
             let n = n.as_str();
             if !names.iter().any(|x| x == n) {
                 return Err(Error::invalid(format!(
