@@ -222,7 +222,7 @@ def run(
 def lower(layout: Any, coords: bool = False) -> str:
     """The index expression of a layout, as `tessera lower` prints it."""
 
-def emit(layout: Any, lang: str = "c", name: str = "offset_of", coords: bool = False) -> str:
+def emit(layout: Any, lang: str = "c", name: str = "index_fn", coords: bool = False) -> str:
     """The layout's index function as C, Rust, CUDA or PTX source, as `tessera emit` writes it."""
 
 def recast(layout: Any, scale: Union[int, Fraction]) -> LayoutLike:
@@ -323,8 +323,8 @@ def downcast(A: Any, n: Any) -> LayoutLike:
 def filter_zeros(A: Any, profile: Any = None) -> LayoutLike:
     """A with every stride-0 leaf (or every part under a 0 of the profile) of extent 1."""
 
-def make_layout(*layouts: Any) -> LayoutLike:
-    """The layout whose modes are the arguments (or the layouts of one list or tuple argument)."""
+def make_layout(*args: Any) -> LayoutLike:
+    """As CuTe: make_layout(L0, L1, ...) of layouts is the layout whose modes they are (also one list or tuple of layouts); make_layout(shape) the compact column-major layout; make_layout(shape, stride) the layout shape:stride."""
 
 def make_layout_like(A: Any) -> LayoutLike:
     """A compact layout of A's shape, its modes ordered like A's strides."""

@@ -100,18 +100,11 @@ pub fn build(a: &BuildArgs<'_>) -> i32 {
     let opts = Options {
         timeout_ms: Some((a.timeout * 1000.0).ceil() as u64),
     };
-    let mut bindings: HashMap<String, i64> = HashMap::new();
-    for b in a.binds.iter().flat_map(|b| b.split(',')) {
-        let Some((n, v)) = b.split_once('=').map(|(n, v)| (n.trim(), v.trim())) else {
-            return bad(format!("--bind: expected NAME=VALUE, got '{b}'"));
+    let bindings: HashMap<String, i64> =
+        match crate::bindings::parse(a.binds, crate::lang::builtins::is_reserved) {
+            Ok(b) => b.into_iter().collect(),
+            Err(e) => return bad(e),
         };
-        let Ok(v) = v.parse::<i64>() else {
-            return bad(format!("--bind {n}: '{v}' is not an integer"));
-        };
-        if bindings.insert(n.to_string(), v).is_some() {
-            return bad(format!("--bind {n}: bound twice"));
-        }
-    }
     if let Some(n) = bindings
         .keys()
         .find(|n| !kernels.iter().any(|k| params_of(k).contains(*n)))

@@ -25,8 +25,8 @@ EXAMPLES
   tessera draw --banks '(8,64):(64,1)' --tv '((8,4),8):((1,64),8)' elem=2 access=16 -o b.svg
 
   A layout is drawn as CuTe's print_layout: mode 0 down the rows, mode 1 across the columns
-  (rank 1: one row; higher ranks fold into the columns); each cell shows what
-  `tessera eval 'L(i)'` prints for its index i = row + rows * column. Thicker rules separate
+  (rank 1: one column, as CuTe's print_latex; higher ranks fold into the columns); each cell
+  shows what `tessera eval 'L(i)'` prints for its index i = row + rows * column. Thicker rules separate
   the blocks of hierarchical sub-modes. --tv draws a thread-value layout over its tile (cells
   T{t}V{v}); a tiled MMA given to --tv is drawn as CuTe's print_latex(tiled_mma): A on the
   left, B on top, C in the middle, with CuTe's index labels (no --tile); with --banks, the shared-memory tile coloured by bank, each phase's conflicting

@@ -17,6 +17,14 @@ use tessera_ir::index::{IndexExpr, Var};
 use tessera_ir::simplify::Domain;
 use tessera_ir::sym::Interval;
 
+/// The name of the emitted function when none is given: `tessera emit`'s `--name` default and
+/// Python's `emit(name=...)` default (python/tests/test_api.py pins that one to this text).
+///
+/// ```
+/// assert_eq!(tessera::emit::DEFAULT_NAME, "index_fn");
+/// ```
+pub const DEFAULT_NAME: &str = "index_fn";
+
 /// Why `tessera emit` failed.
 #[derive(Debug, thiserror::Error)]
 pub enum EmitTextError {

@@ -12,6 +12,7 @@ pub use tessera_ir as ir;
 pub use tessera_verifier as verifier;
 
 pub mod batch;
+pub mod bindings;
 pub mod build;
 pub mod check;
 pub mod cli;

@@ -66,28 +66,30 @@ enum Cmd {
         /// The kernel to run.
         #[arg(long, value_name = "NAME")]
         kernel: String,
-        /// Parameter values, e.g. M=4096,N=4096 (checked against their facts).
-        #[arg(long = "bind", value_name = "M=..,N=..")]
+        /// Substitute a value for a parameter (M=4096, or several: M=4096,N=4096; once per
+        /// parameter, checked against its facts).
+        #[arg(long = "bind", value_name = "NAME=VALUE")]
         binds: Vec<String>,
-        /// A tensor's array from a .npy file: its shape and order must be the layout's (see
-        /// the help below; --storage reads raw buffers).
-        #[arg(long = "input", value_name = "NAME=FILE.npy")]
+        /// A tensor's array from a .npy file (NAME=FILE.npy): its shape and order must be the
+        /// layout's (see the help below; --storage reads raw buffers).
+        #[arg(long = "input", value_name = "NAME=FILE")]
         inputs: Vec<String>,
         /// Write a tensor's array (its layout's shape, C or Fortran order) to a .npy file
-        /// after the run.
-        #[arg(long = "output", value_name = "NAME=FILE.npy")]
+        /// after the run (NAME=FILE.npy; `--output` is a single file in draw and build).
+        #[arg(long = "out", value_name = "NAME=FILE")]
         outputs: Vec<String>,
         /// Run even when the proof is unknown (a WARNING says so on stderr).
         #[arg(long)]
         unchecked: bool,
-        /// Time limit of each proof obligation, in seconds.
-        #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+        /// Time limit of each proof obligation (500ms, 2s, 1m; a bare number is seconds).
+        #[arg(long, value_name = "DURATION", default_value = "60", value_parser = tessera::duration::parse_seconds)]
         timeout: f64,
         /// Seed of the random values of tensors without --input.
         #[arg(long, default_value_t = 0)]
         seed: u64,
-        /// Threads to split the tiles over (default: every core).
-        #[arg(long, value_name = "N")]
+        /// Threads to split the tiles over, at least 1 (default: every core); --threads is the
+        /// same flag.
+        #[arg(long = "jobs", short = 'j', visible_alias = "threads", value_name = "N", value_parser = parse_jobs)]
         threads: Option<usize>,
         /// Also run the reference interpreter and compare the outputs.
         #[arg(long)]
@@ -218,9 +220,10 @@ enum Cmd {
         /// Skip the validation: for benchmarks only, the result is then unproved.
         #[arg(long)]
         no_validate: bool,
-        /// An outer safety limit on the validation (500ms, 2s, 1m; a bare number is
-        /// milliseconds; default 60s): past it the command fails. What is validated is decided by counted limits (z3's resource
-        /// limit, the enumeration's point count), the same on an idle and a loaded machine.
+        /// An outer safety limit on the validation (500ms, 2s, 1m; a bare number is seconds;
+        /// default 60s): past it the command fails. What is validated is decided by counted
+        /// limits (z3's resource limit, the enumeration's point count), the same on an idle and
+        /// a loaded machine.
         #[arg(long, value_name = "DURATION", value_parser = tessera::duration::parse_millis)]
         timeout: Option<u64>,
     },
@@ -249,7 +252,7 @@ enum Cmd {
         #[arg(long, value_name = "LANG", value_parser = parse_lang)]
         lang: tessera::codegen::Lang,
         /// The function's name (an identifier; converted to snake case for Rust).
-        #[arg(long, value_name = "NAME", default_value = "index_fn")]
+        #[arg(long, value_name = "NAME", default_value = tessera::emit::DEFAULT_NAME)]
         name: String,
         /// A function of the flat coordinates c0, c1, ... instead of the index i.
         #[arg(long)]
@@ -270,9 +273,10 @@ enum Cmd {
         /// Skip the validation of the simplification: for benchmarks only.
         #[arg(long)]
         no_validate: bool,
-        /// An outer safety limit on the validation (500ms, 2s, 1m; a bare number is
-        /// milliseconds; default 60s): past it the command fails, never emits other code. What is emitted is decided by counted
-        /// limits (egg's nodes and iterations, z3's resource limit), the same on any machine.
+        /// An outer safety limit on the validation (500ms, 2s, 1m; a bare number is seconds;
+        /// default 60s): past it the command fails, never emits other code. What is emitted is
+        /// decided by counted limits (egg's nodes and iterations, z3's resource limit), the same
+        /// on any machine.
         #[arg(long, value_name = "DURATION", value_parser = tessera::duration::parse_millis)]
         timeout: Option<u64>,
     },

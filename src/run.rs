@@ -27,9 +27,9 @@ thread). --bind names the file's parameters: an unknown name, or a value that vi
 
 The kernel is compiled with Cranelift for the bound values: rank-2 copies by the copy kernel,
 other statements as loop nests over their tiles, four lanes at a time where every access is
-proved contiguous along the innermost index; tiles are spread over --threads threads (default:
-every core). The result is bit-identical to the reference interpreter's (--interpret runs that
-alone); --verify runs both and compares every output bit for bit.
+proved contiguous along the innermost index; tiles are spread over -j/--jobs threads (alias
+--threads; default: every core). The result is bit-identical to the reference interpreter's
+(--interpret runs that alone); --verify runs both and compares every output bit for bit.
 
 Arrays are .npy files (format 1 to 3), little-endian, of dtype <f4 (f32), <f8 (f64), <i4 (i32),
 <i8 (i64), <f2 (f16) or <u2 (the bits of a bf16), read by shape and strides, never by storage: a
@@ -39,8 +39,8 @@ extent 1 take any stride. Element a[c] is the tensor's element at coordinate c. 
 refused (exit 3) with the shape and strides expected and the NumPy fix (np.asfortranarray(a),
 a.T, a.reshape(..)); a padded or swizzled layout has no contiguous file, and takes its raw
 buffer with --storage. The header is checked field by field (a shape whose size overflows, a
-truncated file: exit 3). --output writes a tensor's array in its layout's shape, in C order, or
-in Fortran order when the layout is not row-major. --storage makes --input and --output raw
+truncated file: exit 3). --out NAME=FILE.npy writes a tensor's array in its layout's shape, in C order, or
+in Fortran order when the layout is not row-major. --storage makes --input and --out raw
 buffers instead: exactly the buffer's length (cosize) elements, any shape, in the file's memory
 order. A tensor without --input gets seeded random values (--seed): floats in [-1, 1), integers
 in [-100, 100).
@@ -54,7 +54,7 @@ NaN: a statement that computes its value (an operation, a cast, a +=) stores any
 canonical quiet NaN (0x7fc00000 in f32, 0x7ff8000000000000 in f64, 0x7e00 in f16, 0x7fc0 in
 bf16), on every engine; a plain copy moves bits, NaN payloads included. --verify compares bit for
 bit under that rule (within 1e-4 for reordered sums, where a NaN equals a NaN); on a mismatch it
-still writes the --output files, then exits 4.
+still writes the --out files, then exits 4.
 
 A kernel proved at the --bind values only (the note says so) is proved for exactly those values:
 its accesses in bounds and its outputs written once at that launch, nothing about others. An
@@ -69,7 +69,7 @@ number of bytes into an existing buffer (memcpy_gbps) and, for a contraction, th
 over the same layouts (naive_gflops).
 
 --target ptx-sim runs the kernel's PTX (sm_80, as tessera build writes it) in Tessera's PTX
-interpreter on the same inputs (same --input, --output and --verify semantics; --verify compares
+interpreter on the same inputs (same --input, --out and --verify semantics; --verify compares
 with the reference interpreter bit for bit, the targets of a float += with a contraction within
 1e-4), and prints, per entry, the shared-memory wavefronts per warp instruction it measured
 beside the bank-conflict degrees the build proved. No GPU has to be present; scripts/gpu_check.sh
@@ -110,7 +110,7 @@ pub struct RunArgs<'a> {
     pub timeout: f64,
     /// The seed of the random inputs.
     pub seed: u64,
-    /// Threads (`None`: every core).
+    /// Threads, `-j/--jobs` (`None`: every core).
     pub threads: Option<usize>,
     /// Compare with the reference interpreter.
     pub verify: bool,
@@ -302,7 +302,7 @@ pub fn run_kernel(a: &RunArgs<'_>) -> i32 {
         Err(e) => return bad(e),
     };
     if !(a.timeout.is_finite() && a.timeout > 0.0) {
-        return bad("--timeout must be a positive number of seconds");
+        return bad("--timeout must be a positive duration");
     }
     let opts = Options {
         timeout_ms: Some((a.timeout * 1000.0).ceil() as u64),
@@ -349,13 +349,13 @@ pub fn run_kernel(a: &RunArgs<'_>) -> i32 {
     }
     let mut outputs: Vec<(usize, &str)> = Vec::new();
     for s in a.outputs {
-        let (n, f) = match pair(s, "--output") {
+        let (n, f) = match pair(s, "--out") {
             Ok(p) => p,
             Err(e) => return bad(e),
         };
         match k.tensors.iter().position(|t| t.name == n) {
             Some(t) => outputs.push((t, f)),
-            None => return bad(format_args!("--output {n}: kernel {} has no tensor {n}", k.name)),
+            None => return bad(format_args!("--out {n}: kernel {} has no tensor {n}", k.name)),
         }
     }
     if let Some(n) = inputs.keys().find(|n| !k.tensors.iter().any(|t| t.name == **n)) {
@@ -437,7 +437,7 @@ pub fn run_kernel(a: &RunArgs<'_>) -> i32 {
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     if threads == 0 {
-        return bad("--threads must be at least 1");
+        return bad("-j/--jobs must be at least 1");
     }
     let mut failure = None;
     let engine = if let Some(gpu) = &gpu {
@@ -506,10 +506,10 @@ pub fn run_kernel(a: &RunArgs<'_>) -> i32 {
         };
         let bytes = match bytes {
             Ok(b) => b,
-            Err(e) => return bad(format_args!("--output {}: {e}", k.tensors[t].name)),
+            Err(e) => return bad(format_args!("--out {}: {e}", k.tensors[t].name)),
         };
         if let Err(e) = std::fs::write(f, bytes) {
-            return bad(format_args!("--output {}={f}: {e}", k.tensors[t].name));
+            return bad(format_args!("--out {}={f}: {e}", k.tensors[t].name));
         }
     }
     if let Some(e) = failure {
@@ -612,11 +612,8 @@ fn read_binds(binds: &[String], k: &Kernel) -> Result<HashMap<String, i64>, Stri
         }
     }
     let mut bindings: HashMap<String, i64> = HashMap::new();
-    for b in binds.iter().flat_map(|b| b.split(',')) {
-        let (n, v) = pair(b, "--bind")?;
-        let Ok(v) = v.parse::<i64>() else {
-            return Err(format!("--bind {n}: '{v}' is not an integer"));
-        };
+    for (n, v) in crate::bindings::parse(binds, crate::lang::builtins::is_reserved)? {
+        let n = n.as_str();
         if !names.contains(n) {
             let list: Vec<&str> = names.iter().map(String::as_str).collect();
             return Err(format!(
@@ -638,9 +635,7 @@ fn read_binds(binds: &[String], k: &Kernel) -> Result<HashMap<String, i64>, Stri
                 crate::lang::facts_text(n, f)
             ));
         }
-        if bindings.insert(n.to_string(), v).is_some() {
-            return Err(format!("--bind {n}: bound twice"));
-        }
+        bindings.insert(n.to_string(), v);
     }
     Ok(bindings)
 }

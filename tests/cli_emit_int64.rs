@@ -315,7 +315,7 @@ fn unused_ranges_and_the_timeout_flag() {
         "--lang",
         "c",
         "--timeout",
-        "60000",
+        "60s",
         "(i % 6) + (i / 6) * 6",
         "--range",
         "i=0..1073741823",

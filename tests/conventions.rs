@@ -138,13 +138,72 @@ fn flags_share_one_convention() {
         assert!(err.contains("--timeout"), "{err}");
     }
     let (_, err) = err_of(&["simplify", "4:1", "--timeout", "2h"]);
-    assert!(err.contains("a bare number is milliseconds here"), "{err}");
+    assert!(err.contains("a bare number is seconds"), "{err}");
+    // `run` too: -j/--jobs/--threads, --timeout with a unit, --out NAME=FILE (`--output` is
+    // a single file in draw and build; on run it is refused with a pointer to --out).
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("conventions");
+    std::fs::create_dir_all(&dir).unwrap();
+    let npy = dir.join("dst.npy");
+    let npy_arg = format!("dst={}", npy.display());
+    let run = [
+        "run",
+        "examples/kernels.tess",
+        "--kernel",
+        "transpose",
+        "--bind",
+        "M=32,N=32",
+    ];
+    for (j, t) in [
+        (["-j", "2"], "2s"),
+        (["--jobs", "1"], "500ms"),
+        (["--threads", "2"], "1m"),
+    ] {
+        let _ = std::fs::remove_file(&npy);
+        let argv = [&run[..], &[j[0], j[1], "--timeout", t, "--out", &npy_arg]].concat();
+        let o = tessera(&argv);
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{argv:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(out.contains(&format!("on {} thread", j[1])), "{argv:?}: {out}");
+        assert!(std::fs::read(&npy).unwrap().starts_with(b"\x93NUMPY"));
+    }
+    let (code, err) = err_of(&[&run[..], &["--output", &npy_arg]].concat());
+    assert_eq!(code, Some(3), "{err}");
+    assert!(err.contains("--out"), "{err}");
+    let (code, err) = err_of(&[&run[..], &["--timeout", "2h"]].concat());
+    assert_eq!(code, Some(3), "{err}");
+    assert!(err.contains("write 500ms, 2s or 1m"), "{err}");
     // --bind M=1,N=2 on eval, as on run.
     let o = tessera(&["eval", "--param", "M, N", "--bind", "M=4,N=2", "M*N"]);
     assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "8");
     let (code, err) = err_of(&["eval", "--param", "M, N", "--bind", "M=4,M=2", "M"]);
     assert_eq!(code, Some(3));
     assert!(err.contains("bound twice"), "{err}");
+    // One reader of --bind behind every command: the same answers and the same errors.
+    let o = tessera(&[&run[..4], &["--bind", " M = 32 , N=32"]].concat());
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = tessera(&["eval", "--param", "M, N", "--bind", " M = 4 , N=2", "M*N"]);
+    assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "8");
+    for (bind, want) in [
+        ("M=32,M=64", "--bind M: 'M' is bound twice"),
+        ("M=x", "--bind M: 'x' is not an integer"),
+        ("M", "--bind expects NAME=VALUE, got 'M'"),
+        ("M=99999999999999999999", "is not an integer"),
+        ("o=1", "--bind: 'o' cannot be a parameter name"),
+    ] {
+        let eval = ["eval", "--param", "M, N", "--bind", bind, "M"];
+        let run = [&run[..4], &["--bind", bind]].concat();
+        let build = ["build", "examples/kernels.tess", "--bind", bind];
+        for argv in [&eval[..], &run[..], &build[..]] {
+            let (code, err) = err_of(argv);
+            assert_eq!(code, Some(3), "{argv:?}: {err}");
+            assert!(err.contains(want), "{argv:?}: {err}");
+        }
+    }
     // --engine's placeholder lists structural.
     let o = tessera(&["prove", "--help"]);
     assert!(String::from_utf8_lossy(&o.stdout).contains("<auto|enum|f2|z3|structural>"));

@@ -88,8 +88,22 @@ fn grid_folds_as_print_layout() {
         p.col_rules.iter().any(|r| r.at == 3),
         "the block of mode 1 is ruled"
     );
+    // Rank 1 is one column, as CuTe's print_latex draws it: it appends the mode 1:0, so
+    // 16:2 is drawn as (16,1):(2,0), rows labelled 0..15, one column labelled 0.
     let p = draw_layout("16:2");
-    assert_eq!((p.rows, p.cols), (1, 16), "rank 1 is one row");
+    assert_eq!((p.rows, p.cols), (16, 1), "rank 1 is one column");
+    assert_eq!(p.row_labels.len(), 16);
+    assert_eq!(p.col_labels, ["0"]);
+    let cells: Vec<&str> = p.cells.iter().map(|c| c.text.as_str()).collect();
+    let want: Vec<String> = (0..16).map(|i| (2 * i).to_string()).collect();
+    assert_eq!(cells, want);
+    // And as the picture of the rank-2 layout CuTe appends to it.
+    let q = draw_layout("(16,1):(2,0)");
+    assert_eq!((q.rows, q.cols, q.cells.len()), (16, 1, 16));
+    assert_eq!(q.cells.iter().map(|c| c.text.as_str()).collect::<Vec<_>>(), cells);
+    let p = draw_layout("((2,4)):((1,8))");
+    assert_eq!((p.rows, p.cols), (8, 1));
+    assert_eq!(p.row_rules.iter().map(|r| r.at).collect::<Vec<_>>(), [2, 4, 6]);
     let p = draw_layout("((2,2),(2,4)):((1,8),(2,16))");
     assert_eq!((p.rows, p.cols), (4, 8));
     let rows: Vec<(usize, u8)> = p.row_rules.iter().map(|r| (r.at, r.weight)).collect();

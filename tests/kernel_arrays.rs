@@ -72,7 +72,7 @@ fn a_fortran_order_npy_is_read_by_its_shape_and_order() {
         "copy",
         "--input",
         &format!("x={square}"),
-        "--output",
+        "--out",
         &o,
     ]);
     assert_eq!(code, 3, "{err}");
@@ -93,7 +93,7 @@ fn a_fortran_order_npy_is_read_by_its_shape_and_order() {
         "--storage",
         "--input",
         &format!("x={square}"),
-        "--output",
+        "--out",
         &o,
     ]);
     assert_eq!(code, 0, "{err}");
@@ -112,7 +112,7 @@ fn a_fortran_order_npy_is_read_by_its_shape_and_order() {
         "t",
         "--input",
         &format!("a={square}"),
-        "--output",
+        "--out",
         &format!("b={}", ob.display()),
     ]);
     assert_eq!(code, 0, "{err}");
@@ -375,7 +375,7 @@ fn a_negative_stride_view_states_its_buffer() {
         "--storage",
         "--input",
         &format!("V={base}"),
-        "--output",
+        "--out",
         &format!("W={}", ow.display()),
         "--verify",
     ]);

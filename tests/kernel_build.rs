@@ -152,7 +152,7 @@ fn ptx_sim_runs_the_built_ptx_on_the_same_inputs_and_reports_wavefronts() {
             "--verify",
             "--input",
             &format!("src={}", inp.display()),
-            "--output",
+            "--out",
             &format!("dst={}", out.display()),
         ]);
         assert_eq!(code, 0, "{target}: {err}");
@@ -312,7 +312,7 @@ fn the_jit_and_the_ptx_against_numpy() {
                         "--target",
                         t,
                         "--verify",
-                        "--output",
+                        "--out",
                         &format!("{out}={}", p.display()),
                     ]);
                     assert_eq!(code, 0, "{kernel} {t}: {err}");
@@ -364,7 +364,7 @@ fn the_jit_and_the_ptx_against_numpy() {
             .map(|s| s.to_string())
             .collect();
             a.extend(args.iter().cloned());
-            a.extend(["--output".to_string(), format!("{out}={res}")]);
+            a.extend(["--out".to_string(), format!("{out}={res}")]);
             let a: Vec<&str> = a.iter().map(String::as_str).collect();
             let (code, _, err) = tessera(&a);
             assert_eq!(code, 0, "{kernel} {target}: {err}");

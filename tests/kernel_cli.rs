@@ -58,7 +58,7 @@ fn transpose_through_npy_files() {
         "M=64,N=32",
         "--input",
         &format!("src={}", d.join("src.npy").display()),
-        "--output",
+        "--out",
         &format!("dst={}", d.join("dst.npy").display()),
     ]);
     assert_eq!(code, 0, "{err}");
@@ -85,7 +85,7 @@ fn transpose_through_npy_files() {
         "--interpret",
         "--input",
         &format!("src={}", d.join("src.npy").display()),
-        "--output",
+        "--out",
         &format!("dst={}", d.join("ref.npy").display()),
     ]);
     assert_eq!(code, 0, "{err}");
@@ -111,7 +111,7 @@ fn missing_inputs_are_seeded_random_values() {
             "N=32,K=16",
             "--seed",
             seed,
-            "--output",
+            "--out",
             &format!("C={}", d.join(out).display()),
         ]);
         assert_eq!(code, 0, "{err}");
@@ -404,7 +404,7 @@ fn a_round_trip_through_numpy() {
         "M=64,N=32",
         "--input",
         &format!("src={}", src.display()),
-        "--output",
+        "--out",
         &format!("dst={}", dst.display()),
     ]);
     assert_eq!(code, 0, "{err}");

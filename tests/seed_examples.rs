@@ -214,8 +214,8 @@ fn layout_evaluation() {
     // A[1][0] == Layout(2, 1)
     ev(&format!("get({a},1,0)"), "2:1");
     ev(&format!("get({a},1)"), "(2,4):(1,6)");
-    // A bare shape is the compact column-major layout.
-    ev("make_layout((4,8))", "((4,8)):((1,4))");
+    // A bare shape is the compact column-major layout (CuTe's make_layout(shape)).
+    ev("make_layout((4,8))", "(4,8):(1,4)");
     assert_eq!(parse_layout("(4,8)").unwrap().to_string(), "(4,8):(1,4)");
 }
 

@@ -148,7 +148,7 @@ builtins! {
     downcast("A", "n") "(A, n)" "recast(A, 1/n): A for elements n times smaller; A needs a unit stride.";
     filter_zeros("A", "profile") "(A, profile=None)" "A with every stride-0 leaf (or every part under a 0 of the profile) of extent 1.";
     // Construction.
-    make_layout() "(*layouts)" "The layout whose modes are the arguments (or the layouts of one list or tuple argument).";
+    make_layout() "(*args)" "As CuTe: make_layout(L0, L1, ...) of layouts is the layout whose modes they are (also one list or tuple of layouts); make_layout(shape) the compact column-major layout; make_layout(shape, stride) the layout shape:stride.";
     make_layout_like("A") "(A)" "A compact layout of A's shape, its modes ordered like A's strides.";
     make_ordered_layout("shape", "order") "(shape, order)" "A compact layout of the shape with its modes ordered by 'order'.";
     make_identity_layout("shape") "(shape)" "The layout of each coordinate to itself (coordinate strides, returned as text such as '1@0').";

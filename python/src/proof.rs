@@ -87,11 +87,11 @@ pub(crate) fn lower(layout: &Bound<'_, PyAny>, coords: bool) -> PyResult<String>
     tessera::lower::lower_text(&session, &src, coords).map_err(err)
 }
 
-/// `emit(L, lang="c", name="offset_of", coords=False)`: the layout's index function as source
+/// `emit(L, lang="c", name="index_fn", coords=False)`: the layout's index function as source
 /// code in `c`, `rust`, `cuda` or `ptx`, simplified and validated, as `tessera emit` writes
-/// it.
+/// it (the same default name, [`tessera::emit::DEFAULT_NAME`]; a test checks they agree).
 #[pyfunction]
-#[pyo3(signature = (layout, lang = "c", name = "offset_of", coords = false))]
+#[pyo3(signature = (layout, lang = "c", name = "index_fn", coords = false))]
 pub(crate) fn emit(layout: &Bound<'_, PyAny>, lang: &str, name: &str, coords: bool) -> PyResult<String> {
     let (src, session) = text_and_session(layout)?;
     let l: tessera::codegen::Lang = lang.parse().map_err(|e| bad(format!("{e}")))?;

@@ -94,6 +94,11 @@ def test_algebra_examples():
     assert tessera.layout_add(Layout(12, 1), Layout(12, 1)) == Layout(12, 2)
     assert tessera.make_layout([Layout(3, 1), Layout((5, 1), (7, 2)), Layout(2, 42)]) == Layout((3, (5, 1), 2), (1, (7, 2), 42))
     assert tessera.make_layout(Layout(3, 1), Layout(2, 42)) == Layout((3, 2), (1, 42))
+    # As CuTe: a shape and a stride, or a shape alone (compact column-major, stride 0 at extent 1).
+    assert tessera.make_layout((4, 8), (1, 4)) == Layout((4, 8), (1, 4))
+    assert str(tessera.make_layout((2, 1, 4))) == "(2,1,4):(1,0,2)"
+    with pytest.raises(LayoutError, match="not both"):
+        tessera.make_layout(Layout(3, 1), (4, 8))
     assert tessera.recast(Layout(24, 1), 8) == Layout(3, 1)
     assert tessera.recast(Layout(24, 1), Fraction(1, 2)) == Layout(48, 1)
     assert tessera.recast(Layout((4, 4), (4, 1)), 4) == Layout((4, 1), (1, 1))
@@ -206,6 +211,50 @@ def test_the_stub_names_every_public_attribute():
     assert set(tessera.__all__) == public - {"eval"}
     assert public - declared == set()
     assert declared - public == set()
+
+
+def test_the_stub_defaults_are_the_modules():
+    """Every default value the stub declares is the one the module uses (and no parameter has a
+    default in one and not the other)."""
+    import ast
+    import inspect
+    import os
+
+    stub = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tessera.pyi")
+    tree = ast.parse(open(stub).read())
+    checked = 0
+    for n in tree.body:
+        if not isinstance(n, ast.FunctionDef):
+            continue
+        try:
+            sig = inspect.signature(getattr(tessera, n.name))
+        except (TypeError, ValueError):
+            continue
+        pos = n.args.posonlyargs + n.args.args
+        names = [a.arg for a in pos][len(pos) - len(n.args.defaults):]
+        declared = dict(zip(names, n.args.defaults))
+        declared.update({a.arg: d for a, d in zip(n.args.kwonlyargs, n.args.kw_defaults) if d is not None})
+        for name, p in sig.parameters.items():
+            if p.default is inspect.Parameter.empty:
+                assert name not in declared, (n.name, name)
+                continue
+            assert name in declared, (n.name, name)
+            assert ast.literal_eval(declared[name]) == p.default, (n.name, name)
+            checked += 1
+    assert checked >= 10
+
+
+def test_emit_names_its_function_as_the_cli_does():
+    # `tessera emit`'s --name default is tessera::emit::DEFAULT_NAME, "index_fn" (its doc test).
+    assert inspect_default(tessera.emit, "name") == "index_fn"
+    assert "static inline int64_t index_fn(int64_t i) {" in tessera.emit("(4,8):(8,1)")
+    assert "pub fn index_fn(i: i64) -> i64 {" in tessera.emit("(4,8):(8,1)", lang="rust")
+
+
+def inspect_default(f, name):
+    import inspect
+
+    return inspect.signature(f).parameters[name].default
 
 
 def test_views_and_products():

@@ -54,7 +54,7 @@ def test_lower_and_emit():
     low = tessera.lower(Layout((4, 8), (8, 1)))
     assert low.startswith("# (4,8):(8,1) at linear index i") and "offset =" in low
     c = tessera.emit(Layout((4, 8), (8, 1)))
-    assert "static inline int64_t offset_of(int64_t i) {" in c
+    assert "static inline int64_t index_fn(int64_t i) {" in c
     r = tessera.emit("(4,8):(8,1)", lang="rust", name="f")
     assert "pub fn f(i: i64) -> i64 {" in r
     assert ".visible .func" in tessera.emit(Layout(8, 2), lang="ptx")

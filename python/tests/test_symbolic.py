@@ -130,7 +130,7 @@ def test_lower_and_emit(mn):
     M, N = mn
     L = Layout((M, N), (1, M))
     assert "i % M" in tessera.lower(L)
-    assert "offset_of" in tessera.emit(L, lang="c")
+    assert "index_fn(" in tessera.emit(L, lang="c")
 
 
 def test_bind(mn):

@@ -1,7 +1,9 @@
 //! The grid a shape is drawn on, as CuTe's `print_layout` lays out a rank-2 layout: mode 0
-//! down the rows, mode 1 across the columns. A rank-1 shape is one row; a shape of rank 3 or
-//! more is folded as `(mode 0, (mode 1, mode 2, ...))`. Cell `(r, c)` is the linear index
-//! `r + rows * c` (colexicographic, as the layout reads an index).
+//! down the rows, mode 1 across the columns. A rank-1 layout is one column, as CuTe's
+//! `print_latex` draws it (it appends a mode `1:0`, so `M` rows by 1 column,
+//! [`Grid::of_layout`]); a rank-1 tile or shared-memory shape is one row ([`Grid::of`]); a shape
+//! of rank 3 or more is folded as `(mode 0, (mode 1, mode 2, ...))`. Cell `(r, c)` is the linear
+//! index `r + rows * c` (colexicographic, as the layout reads an index).
 
 use super::DrawError;
 use super::MAX_CELLS;
@@ -11,7 +13,8 @@ use tessera_ir::HTuple;
 /// The rows and columns of a shape, with the flattened extents of each.
 #[derive(Clone, Debug)]
 pub(crate) struct Grid {
-    /// Number of rows: the size of mode 0 (1 for a rank-1 shape).
+    /// Number of rows: the size of mode 0 (for a rank-1 shape: its size in
+    /// [`Grid::of_layout`], 1 in [`Grid::of`]).
     pub rows: usize,
     /// Number of columns: the size of the other modes.
     pub cols: usize,
@@ -28,10 +31,25 @@ fn product(xs: &[i64]) -> Option<i64> {
 
 impl Grid {
     /// The grid of `shape` (constant extents), refused past [`MAX_CELLS`] cells; `what`
-    /// names the drawn thing in the message.
+    /// names the drawn thing in the message. A rank-1 shape is one row.
     pub fn of(shape: &HTuple<i64>, what: &str) -> Result<Grid, DrawError> {
+        Grid::folded(shape, what, false)
+    }
+
+    /// [`Grid::of`] for a layout's picture: a rank-1 shape is one column, as CuTe's
+    /// `print_latex` draws a rank-1 layout (`M` rows, 1 column, rows labelled `0..M-1`).
+    pub fn of_layout(shape: &HTuple<i64>, what: &str) -> Result<Grid, DrawError> {
+        Grid::folded(shape, what, true)
+    }
+
+    /// The grid of `shape`; a rank-1 shape down one column when `rank1_down`, else across one row.
+    fn folded(shape: &HTuple<i64>, what: &str, rank1_down: bool) -> Result<Grid, DrawError> {
         let (row_leaves, col_leaves): (Vec<i64>, Vec<i64>) = if shape.is_leaf() || shape.rank() == 1 {
-            (vec![], shape.leaves().to_vec())
+            if rank1_down {
+                (shape.leaves().to_vec(), vec![])
+            } else {
+                (vec![], shape.leaves().to_vec())
+            }
         } else {
             let modes = shape.modes();
             let rows = modes[0].leaves().to_vec();
@@ -124,6 +142,13 @@ mod tests {
         assert_eq!((g.rows, g.cols), (4, 8));
         let g = Grid::of(&t("8"), "L").unwrap();
         assert_eq!((g.rows, g.cols), (1, 8));
+        // A layout's rank-1 shape is a column, as CuTe's print_latex draws it (M x 1).
+        let g = Grid::of_layout(&t("8"), "L").unwrap();
+        assert_eq!((g.rows, g.cols, g.index(5, 0)), (8, 1, 5));
+        let g = Grid::of_layout(&t("((2,4))"), "L").unwrap();
+        assert_eq!((g.rows, g.cols, g.row_leaves.as_slice()), (8, 1, &[2, 4][..]));
+        let g = Grid::of_layout(&t("(4,8)"), "L").unwrap();
+        assert_eq!((g.rows, g.cols), (4, 8));
         let g = Grid::of(&t("(2,3,4)"), "L").unwrap();
         assert_eq!((g.rows, g.cols), (2, 12));
         assert_eq!(g.col_leaves, [3, 4]);

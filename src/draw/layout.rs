@@ -87,7 +87,7 @@ pub fn layout_of_elements<I: Int>(f: &Value<I>, color: Color, elem: i64) -> Resu
     }
     let v = concrete::value(f)?;
     let shown = title(v.to_string());
-    let grid = Grid::of(&concrete::shape(&v)?, &shown)?;
+    let grid = Grid::of_layout(&concrete::shape(&v)?, &shown)?;
     let mut pic = grid.picture(shown);
     for i in 0..grid.cells() {
         let (r, c) = grid.cell_of(i);
@@ -101,7 +101,7 @@ pub fn layout_of_elements<I: Int>(f: &Value<I>, color: Color, elem: i64) -> Resu
     }
     let rank = concrete::shape(&v)?.rank();
     let across = match rank {
-        1 => "mode 0 across one row".to_string(),
+        1 => "mode 0 down one column (as CuTe's print_latex)".to_string(),
         2 => "mode 0 down, mode 1 across".to_string(),
         r => format!("mode 0 down, modes 1 to {} folded across", r - 1),
     };

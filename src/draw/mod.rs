@@ -3,7 +3,8 @@
 //!
 //! * [`layout`]: a layout (also swizzled, composed with an offset, a view, a bare shape, or
 //!   symbolic with every parameter bound) as a grid, mode 0 down the rows and mode 1 across
-//!   the columns (rank 1: one row; rank 3 or more: `(mode 0, (mode 1, ...))`), each cell the
+//!   the columns (rank 1: one column, as CuTe's `print_latex`; rank 3 or more:
+//!   `(mode 0, (mode 1, ...))`), each cell the
 //!   evaluator's value at its index (the value `tessera eval 'L(i)'` prints: an offset, a
 //!   coordinate for coordinate strides, an `F2` value). Thicker rules separate the blocks of
 //!   hierarchical modes' sub-modes.

@@ -131,27 +131,13 @@ impl Session {
             }
         }
         let mut values: HashMap<String, i64> = HashMap::new();
-        // `--bind M=1,N=2` holds several bindings, as in `tessera run`.
-        for b in binds.iter().flat_map(|b| b.split(',')) {
-            let (n, v) = b
-                .split_once('=')
-                .ok_or_else(|| Error::invalid(format!("--bind expects NAME=VALUE, got '{b}'")))?;
-            let (n, v) = (n.trim(), v.trim());
-            let v: i64 = v
-                .parse()
-                .map_err(|_| Error::invalid(format!("--bind {n}: '{v}' is not an integer")))?;
-            if is_reserved(n) || n.is_empty() || !n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-                return Err(Error::invalid(format!(
-                    "--bind: '{n}' cannot be a parameter name"
-                )));
-            }
+        // `--bind M=1,N=2` holds several bindings, read as every command reads them.
+        for (n, v) in crate::bindings::parse(binds, is_reserved).map_err(Error::invalid)? {
+            let n = n.as_str();
             if !names.iter().any(|x| x == n) {
                 return Err(Error::invalid(format!(
                     "--bind {n}={v}: '{n}' is not a declared parameter (declare it with --param {n})"
                 )));
-            }
-            if values.contains_key(n) {
-                return Err(Error::invalid(format!("--bind {n}: '{n}' is bound twice")));
             }
             if let Some(f) = facts.get(n)
                 && !f.admits(v)

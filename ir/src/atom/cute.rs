@@ -18,22 +18,27 @@ use crate::stride::Stride;
 /// # Pre-conditions
 /// Extents are positive.
 /// # Post-conditions
-/// Each stride is the product of the extents before it, or 0 where the extent is 1.
+/// Each stride is the product of the extents before it, or 0 where the extent is 1; an
+/// overflow is an error only where a stride needs the product (the size itself may overflow).
 ///
 /// ```
 /// use tessera_ir::{atom::cute::compact, parse_int_tuple};
 /// let l = compact(&parse_int_tuple("(2,1,(4,1))").unwrap()).unwrap();
 /// assert_eq!(l.to_string(), "(2,1,(4,1)):(1,0,(2,0))");
+/// let big = compact(&parse_int_tuple("(4294967296,4294967296)").unwrap()).unwrap();
+/// assert_eq!(big.to_string(), "(4294967296,4294967296):(1,4294967296)");
+/// assert!(compact(&parse_int_tuple("(4294967296,4294967296,2)").unwrap()).is_err());
 /// ```
 pub fn compact<I: Int>(shape: &HTuple<I>) -> Result<Layout<I>> {
-    let mut acc = I::one();
+    let mut acc: Result<I> = Ok(I::one());
     let mut d = Vec::with_capacity(shape.leaves().len());
     for s in shape.leaves() {
         if s.is(1) {
             d.push(Stride::Int(I::zero()));
         } else {
-            d.push(Stride::Int(acc.clone()));
-            acc = acc.mul(s)?;
+            let a = acc?;
+            acc = a.mul(s);
+            d.push(Stride::Int(a));
         }
     }
     Layout::new(shape.clone(), HTuple::unflatten(d, shape.profile())?)

@@ -236,14 +236,74 @@ pub(super) fn max_common_vector<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>>
     )?))
 }
 
+/// `make_layout`, read as CuTe reads it, by the kinds of its arguments:
+/// * every argument a layout: the layouts as the modes, `make_layout(L0, L1, ...)` (one
+///   layout `L` gives the rank-1 `(L)`, as CuTe's one-argument overload); one tuple of
+///   layouts is its items as the modes (PyCuTe's list form);
+/// * no argument a layout: `make_layout(shape)` is the compact column-major layout of the
+///   shape (a size-1 mode has stride 0, as CuTe C++ prints it), `make_layout(shape, stride)`
+///   is `shape:stride`;
+/// * anything else (layouts mixed with integer tuples, three integer tuples) is an error at the
+///   argument that breaks the rule, with the text to write.
 pub(super) fn make_layout<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
     let vals: Vec<Value<I>> = (0..c.len()).map(|k| c.arg(k).cloned()).collect::<Result<_>>()?;
-    let parts: Vec<Value<I>> = match vals.as_slice() {
-        [Value::Tuple(items)] if items.iter().any(|v| matches!(v, Value::Layout(_))) => items.clone(),
-        _ => vals,
+    let is_layout = |v: &Value<I>| matches!(v, Value::Layout(_));
+    let modes = |vs: &[Value<I>]| -> Result<Value<I>> {
+        let ls: Result<Vec<Layout<I>>> = vs.iter().map(Value::to_layout).collect();
+        Ok(Value::Layout(Layout::concat(ls?)))
     };
-    let ls: Result<Vec<Layout<I>>> = parts.iter().map(Value::to_layout).collect();
-    Ok(Value::Layout(Layout::concat(ls?)))
+    if let [Value::Tuple(items)] = vals.as_slice()
+        && !items.is_empty()
+        && items.iter().all(is_layout)
+    {
+        return modes(items);
+    }
+    if vals.iter().all(is_layout) {
+        return modes(&vals);
+    }
+    if vals.iter().any(is_layout) {
+        let k = vals.iter().position(|v| !is_layout(v)).unwrap_or(0);
+        let fix = match vals[k].to_layout() {
+            Ok(l) if matches!(vals[k], Value::Int(_) | Value::Tuple(_)) => {
+                format!("; as a mode write the layout `{l}`")
+            }
+            _ => String::new(),
+        };
+        return Err(at(
+            c.src,
+            &c.args[k],
+            format!(
+                "make_layout takes layouts (its modes) or a shape and a stride, not both: this \
+                 argument is {} ({}){fix}",
+                vals[k].kind(),
+                vals[k]
+            ),
+        ));
+    }
+    if c.len() > 2 {
+        return Err(at(
+            c.src,
+            &c.args[2],
+            "make_layout(shape, stride) takes two integer tuples; to make a layout of modes, \
+             give each as a layout (e.g. `4:1`)",
+        ));
+    }
+    let shape = vals[0]
+        .to_int_tuple()
+        .map_err(|e| at(c.src, &c.args[0], format!("make_layout's shape: {e}")))?;
+    let layout = match vals.get(1) {
+        None => tessera_ir::atom::cute::compact(&shape),
+        Some(d) => {
+            let stride = d
+                .to_stride_tuple()
+                .map_err(|e| at(c.src, &c.args[1], format!("make_layout's stride: {e}")))?;
+            tessera_ir::text::make_layout(shape, stride)
+        }
+    };
+    let blame = &c.args[c.len() - 1];
+    Ok(Value::Layout(
+        layout.map_err(|e| at(c.src, blame, e.to_string()))?,
+    ))
 }
 
 pub(super) fn make_layout_like<I: Int>(c: &mut Call<'_, I>) -> Result<Value<I>> {
