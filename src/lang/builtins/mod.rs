@@ -177,7 +177,7 @@ registry! {
         "filter_zeros" (1, 2) "L [, profile]" "stride-0 leaves (or those under 0 in the profile) get extent 1" => algebra::filter_zeros,
     }
     Construction {
-        "make_layout" (1, ANY) "L0, L1, ..." "the layout whose modes are the arguments" => algebra::make_layout,
+        "make_layout" (1, ANY) "L0, L1, ... | shape [, stride]" "the layouts as modes; or shape:stride (compact column-major without a stride), as CuTe" => algebra::make_layout,
         "make_layout_like" (1, 1) "L" "a compact layout ordered like L" => algebra::make_layout_like,
         "make_ordered_layout" (2, 2) "shape, order" "a compact layout with modes ordered by 'order'" => algebra::make_ordered_layout,
         "make_identity_layout" (1, 1) "shape" "the layout of each coordinate to itself (coordinate strides)" => algebra::make_identity_layout,
