@@ -502,3 +502,35 @@ fn the_readme_register_count_is_ptxas_s() {
         "ptxas -v reports {regs} registers for sgemm_nt; the README must say so (\"{stated}\", \"{figure}\")"
     );
 }
+
+/// Issue 31, item 10, where grouping by each thread's access count would misalign: threads
+/// `i:4, j:8` (or `i:2, j:16`) give each thread several points along `i`, visited before the
+/// next `j`; on a partial tile along `i` (M = 35, 50) threads of one warp skip different
+/// numbers of points past the extent in the middle of their sequence, so a thread's k-th
+/// access is not its neighbour's k-th point. Grouped by the instruction and the iterations
+/// of its loops (the active threads of each warp instruction), the count is the proved degree;
+/// grouped by access count (the old rule) it measured 6 and 8 wavefronts against 4 proved.
+#[test]
+fn partial_tiles_with_threads_skipping_mid_sequence_measure_the_proved_degree() {
+    let src = "param M, N where 1 <= M <= 4096, 1 <= N <= 4096\n\
+        tensor src : f32[(M,N):(1,M)]\ntensor dst : f32[(M,N):(N,1)]\nlet Smem = Sw<5,0,5> o (32,32):(32,1)\n\
+        kernel t tile i:32, j:32 threads THREADS {\n  stage src in Smem\n  dst[i,j] = src[i,j]\n}\n";
+    for (threads, want) in [("i:4, j:8", (1, 4)), ("i:2, j:16", (1, 2))] {
+        let cf = check::load("p.tess", &src.replace("THREADS", threads)).unwrap();
+        let k = &cf.kernels[0];
+        let m = emit_kernel(k, Arch::Sm80).unwrap();
+        let r = &m.entries[0].stages[0];
+        let proved = (r.store_degree.unwrap() as usize, r.load_degree.unwrap() as usize);
+        assert_eq!(proved, want, "threads {threads}");
+        for (mm, nn) in [(35, 50), (50, 20), (64, 64)] {
+            let b: HashMap<String, i64> = HashMap::from([("M".to_string(), mm), ("N".to_string(), nn)]);
+            let p = Proved::check_at(k.clone(), &b, &Options::default(), false).unwrap();
+            let stats = ptx_equals_interpreter(&p, &b, 3).unwrap_or_else(|e| panic!("M={mm}, N={nn}: {e}"));
+            assert_eq!(
+                (stats.store_wavefronts, stats.load_wavefronts),
+                proved,
+                "threads {threads}, M={mm}, N={nn}"
+            );
+        }
+    }
+}
