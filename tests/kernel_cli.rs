@@ -2,19 +2,9 @@
 //! the reference interpreter's), `--verify`, `--bench`, `--threads`, and every refusal and bad
 //! input with its exit code.
 
-use std::process::Command;
-
-fn tessera(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_tessera"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
+#[path = "support/cli.rs"]
+mod cli;
+use cli::run as tessera;
 
 fn dir(name: &str) -> std::path::PathBuf {
     let d = std::env::temp_dir().join(format!("tessera-kernel-cli-{name}-{}", std::process::id()));
@@ -375,18 +365,10 @@ fn bench_prints_key_value_figures() {
 /// Skipped (with a note) when `import numpy` fails.
 #[test]
 fn a_round_trip_through_numpy() {
-    let root = env!("CARGO_MANIFEST_DIR");
-    let pythonpath = format!("{root}/.deps/numpy");
-    let py = |code: &str| {
-        Command::new("python3")
-            .args(["-c", code])
-            .env("PYTHONPATH", &pythonpath)
-            .output()
-    };
-    if !py("import numpy").is_ok_and(|o| o.status.success()) {
-        eprintln!("note: NumPy is not installed (scripts/setup.sh installs it); skipped");
+    if !cli::has_numpy() {
         return;
     }
+    let py = |code: &str| cli::python(&["-c", code]);
     let d = dir("numpy");
     let (src, dst) = (d.join("src.npy"), d.join("dst.npy"));
     let write = format!(
