@@ -249,6 +249,18 @@ fn refusals_and_unchecked() {
         "{err}"
     );
     assert!(out.starts_with("ran kernel k"));
+    // Without --timeout (60 s a proof), a bound launch gives the proof for every value at most
+    // QUICK_MS (1 s) before proving its own values: it runs long before the full limit (the
+    // bound here is the limit's half, generous on a loaded machine; the outcome is the same).
+    let t0 = std::time::Instant::now();
+    let (code, _, err) = tessera(&["run", u, "--kernel", "k", "--bind", "M=32,N=32"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("proved at M=32, N=32 only"), "{err}");
+    assert!(
+        t0.elapsed().as_secs() < 30,
+        "{:?}: waited for the full timeout",
+        t0.elapsed()
+    );
     // Unknown even concretely (a 1 ms limit): refused, or run with a loud warning. 192 rows,
     // not a power of two: the F2 engine, which answers in microseconds, leaves it to z3.
     let concrete = d.join("concrete.tess");
