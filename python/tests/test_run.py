@@ -218,6 +218,13 @@ def test_strided_views_lend_their_span(tmp_path):
     how = tessera.run(str(f), "stated", xl=x, q=wide[:, :n])
     assert how == {"xl": "view", "q": "copy"}
     assert np.array_equal(wide[:, :n], x + 1) and np.all(wide[:, n:] == -7)
+    # An unaligned array (a float32 view at an odd byte): the buffer protocol refuses to lend
+    # it as f32 elements, so it is copied.
+    raw = np.zeros(m * n * 4 + 1, np.uint8)
+    odd = np.frombuffer(raw.data, np.float32, count=m * n, offset=1).reshape(m, n)
+    odd[...] = x
+    how = tessera.run(str(f), "padded", bind=bind, x=odd, p=wide[:, :n])
+    assert how == {"x": "copy", "p": "view"} and np.array_equal(wide[:, :n], x + 1)
     # f16 through its bits.
     h = (np.random.default_rng(2).standard_normal((m, n)) * 3).astype(np.float16)
     g = np.zeros((m, n), np.float16, order="F")
