@@ -6,14 +6,22 @@
 //! INT_MIN and INT_MAX among their inputs, written by `tests/data/kernel_numpy.py`; each run by
 //! `tessera run` on the JIT at 1 and 2 threads (the second with `--verify`), on the reference
 //! interpreter alone (`--interpret`) and on its PTX in the PTX interpreter (`--target ptx-sim`),
-//! and every output compared with NumPy's result by the same script. Skipped, with a note, where
+//! and every output compared with NumPy's result by the same script; `tessera build` writes each
+//! kernel's PTX, which ptxas assembles for sm_80 and sm_90. Skipped, with a note, where
 //! NumPy is not installed (`scripts/setup.sh` installs it into `.deps/numpy`).
 
 #[path = "support/cli.rs"]
 mod cli;
+#[path = "support/kernel_gen.rs"]
+mod kernel_gen;
+#[path = "support/ptx_run.rs"]
+mod ptx_run;
+#[path = "support/ptx_vm.rs"]
+mod ptx_vm;
 
 use cli::python;
 use std::process::Command;
+use tessera_codegen::Arch;
 
 /// The engines: a name and the flags that choose it.
 const TARGETS: [(&str, &[&str]); 4] = [
@@ -41,6 +49,31 @@ fn generated_kernels_against_numpy(seed: u64, per_family: usize) {
     for case in cases.as_array().unwrap() {
         let s = |k: &str| case[k].as_str().unwrap().to_string();
         let (id, family) = (s("id"), s("family"));
+        let (file, kernel, bind) = (s("file"), s("kernel"), s("bind"));
+        // `tessera build` proves it and writes its PTX, which ptxas assembles for both targets.
+        for arch in [Arch::Sm80, Arch::Sm90] {
+            let ptx = d.join(format!("{id}-{}.ptx", arch.name())).display().to_string();
+            let mut args = vec![
+                "build",
+                &file,
+                "--kernel",
+                &kernel,
+                "--arch",
+                arch.name(),
+                "-o",
+                &ptx,
+            ];
+            if !bind.is_empty() {
+                args.extend(["--bind", &bind]);
+            }
+            let (code, _, err) = cli::run(&args);
+            assert_eq!(code, 0, "{id}: build: {err}\n{}", s("text"));
+            ptx_run::assemble(
+                &std::fs::read_to_string(&ptx).unwrap(),
+                arch,
+                &format!("{id}-{}", arch.name()),
+            );
+        }
         for (target, flags) in TARGETS {
             let mut args: Vec<String> = vec!["run".into(), s("file"), "--kernel".into(), s("kernel")];
             if !s("bind").is_empty() {
