@@ -223,7 +223,7 @@ def test_the_generator_families_through_python_at_1_and_2_threads(tmp_path, seed
                     if data is None:
                         data = np.zeros(shape, gen.DT[elem])
                     arrays[name] = gen.to_file(data.copy(), lay, shape, storage)  # fresh per run
-                tessera.run(str(f), "k", threads=threads, storage=storage, **arrays)
+                tessera.run(str(f), "k", bind=c.bind, threads=threads, storage=storage, **arrays)
                 for name in c.outputs:
                     elem, lay, shape = c.tensors[name]
                     got = gen.from_file(arrays[name], lay, shape, storage)

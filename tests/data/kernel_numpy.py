@@ -44,18 +44,24 @@ class Lay:
         return np.array([[self.off(i, j) for j in range(n)] for i in range(m)], np.int64)
 
 
-def layouts(r, m, n, swizzles=True):
-    """The kinds of layout of an (m, n) tensor; one drawn."""
+def layouts(r, m, n, swizzles=True, names=None):
+    """The kinds of layout of an (m, n) tensor; one drawn. With `names` (`("M", "N")`), the
+    extents are those parameters (bound to m and n at the run), and the kinds are the ones
+    whose text stays a layout over them (no stated buffer, no swizzle)."""
+    M, N = names or (str(m), str(n))
+    def plus(x, k):
+        return f"{x}+{k}" if names else str(int(x) + k)
     kinds = [
-        lambda: Lay(f"({m},{n}):({n},1)", lambda i, j: i * n + j, m * n, "C"),
-        lambda: Lay(f"({m},{n}):(1,{m})", lambda i, j: i + j * m, m * n, "F"),
-        lambda: Lay(f"({m},{n}):({n + 3},1)", lambda i, j: i * (n + 3) + j, (m - 1) * (n + 3) + n),
-        lambda: Lay(f"5 o ({m},{n}):(1,{m + 1})", lambda i, j: 5 + i + j * (m + 1), 5 + m + (n - 1) * (m + 1)),
-        # a[:, ::-1] of a row-major array: offset n-1, strides (n, -1), a buffer of m*n.
-        lambda: Lay(f"{n - 1} o ({m},{n}):({n},-1)] of [{m * n}", lambda i, j: n - 1 + i * n - j, m * n),
+        lambda: Lay(f"({M},{N}):({N},1)", lambda i, j: i * n + j, m * n, "C"),
+        lambda: Lay(f"({M},{N}):(1,{M})", lambda i, j: i + j * m, m * n, "F"),
+        lambda: Lay(f"({M},{N}):({plus(N, 3)},1)", lambda i, j: i * (n + 3) + j, (m - 1) * (n + 3) + n),
+        lambda: Lay(f"5 o ({M},{N}):(1,{plus(M, 1)})", lambda i, j: 5 + i + j * (m + 1), 5 + m + (n - 1) * (m + 1)),
     ]
+    if not names:
+        # a[:, ::-1] of a row-major array: offset n-1, strides (n, -1), a buffer of m*n.
+        kinds.append(lambda: Lay(f"{n - 1} o ({m},{n}):({n},-1)] of [{m * n}", lambda i, j: n - 1 + i * n - j, m * n))
     # A swizzle whose bits lie inside the buffer's (m and n powers of two).
-    if swizzles and m * n >= 16 and (m * n) & (m * n - 1) == 0:
+    if swizzles and not names and m * n >= 16 and (m * n) & (m * n - 1) == 0:
         bits = (m * n).bit_length() - 1
         b = r.randint(1, max(1, bits // 2 - 1))
         s = r.randint(b, bits - b)
@@ -168,8 +174,8 @@ def from_file(got, lay, shape, storage):
     return got[lay.offsets(m, n).reshape(shape)]
 
 
-def vec_lay(n):
-    return Lay(f"{n}:1", lambda i, j: i, n, "C")
+def vec_lay(n, name=None):
+    return Lay(f"{name or n}:1", lambda i, j: i, n, "C")
 
 
 EXPRS = [
@@ -184,20 +190,26 @@ EXPRS = [
 
 def gen_case(r, g, cid, family):
     c = Case(cid, family)
+    # Symbolic extents: the layouts over parameters M and N, bound at the run.
+    sym = family in ("copy", "transpose", "elementwise", "multi", "staged") and r.random() < 0.4
+    names = ("M", "N") if sym else None
+    tnames = ("N", "M") if sym else None
+    if sym:
+        c.text = "param M, N where 1 <= M <= 64, 1 <= N <= 64\n"
     floats = ["f32", "f64", "f16"]
     if family in ("copy", "transpose"):
         elem = r.choice(["f32", "f64", "i32", "i64", "f16"])
         m, n = r.choice([1, 3, 4, 7, 8, 16]), r.choice([1, 2, 4, 5, 8, 16])
         if family == "copy":
-            c.tensor("x", elem, layouts(r, m, n), (m, n))
-            c.tensor("y", elem, layouts(r, m, n), (m, n))
+            c.tensor("x", elem, layouts(r, m, n, names=names), (m, n))
+            c.tensor("y", elem, layouts(r, m, n, names=names), (m, n))
             c.text += "kernel k { y[i,j] = x[i,j] }\n"
             x = values(g, (m, n), elem)
             c.inputs["x"] = x
             c.ref["y"] = (x, "bits")
         else:
-            c.tensor("x", elem, layouts(r, n, m), (n, m))
-            c.tensor("y", elem, layouts(r, m, n), (m, n))
+            c.tensor("x", elem, layouts(r, n, m, names=tnames), (n, m))
+            c.tensor("y", elem, layouts(r, m, n, names=names), (m, n))
             c.text += "kernel k { y[i,j] = x[j,i] }\n"
             x = values(g, (n, m), elem)
             c.inputs["x"] = x
@@ -209,21 +221,21 @@ def gen_case(r, g, cid, family):
         text, ref, bits = r.choice(EXPRS)
         cast = elem in ("f32", "f64") and r.random() < 0.4
         for name in ("a", "b"):
-            c.tensor(name, elem, layouts(r, m, n), (m, n))
+            c.tensor(name, elem, layouts(r, m, n, names=names), (m, n))
             if f"{name}[" in text:
                 c.inputs[name] = values(g, (m, n), elem, ints=1000)
         c.inputs.setdefault("b", np.zeros((m, n), DT[elem]))
         if cast:
             # an f32 -> f64 (or f64 -> f32) cast of the result
             other = "f64" if elem == "f32" else "f32"
-            c.tensor("y", other, layouts(r, m, n), (m, n))
+            c.tensor("y", other, layouts(r, m, n, names=names), (m, n))
             c.text += f"kernel k {{ y[i,j] = {other}({text}) }}\n"
             with np.errstate(all="ignore"):
                 want = ref(c.inputs["a"], c.inputs["b"]).astype(DT[other])
             if "b[" not in text:
                 del c.inputs["b"]
         else:
-            c.tensor("y", elem, layouts(r, m, n), (m, n))
+            c.tensor("y", elem, layouts(r, m, n, names=names), (m, n))
             c.text += f"kernel k {{ y[i,j] = {text} }}\n"
             with np.errstate(all="ignore"):
                 want = ref(c.inputs["a"], c.inputs["b"])
@@ -258,9 +270,9 @@ def gen_case(r, g, cid, family):
     elif family == "multi":
         elem = r.choice(["f32", "f64"])
         m, n = r.choice([2, 4, 7]), r.choice([3, 8, 16])
-        c.tensor("a", elem, layouts(r, m, n), (m, n))
-        c.tensor("t", elem, layouts(r, m, n), (m, n))
-        c.tensor("y", elem, layouts(r, m, n), (m, n))
+        c.tensor("a", elem, layouts(r, m, n, names=names), (m, n))
+        c.tensor("t", elem, layouts(r, m, n, names=names), (m, n))
+        c.tensor("y", elem, layouts(r, m, n, names=names), (m, n))
         c.text += "kernel k { t[i,j] = a[i,j] * 2; y[i,j] = t[i,j] - a[i,j] }\n"
         a = values(g, (m, n), elem)
         c.inputs["a"] = a
@@ -278,9 +290,9 @@ def gen_case(r, g, cid, family):
                          f"Sw<1,0,2> o ({ti},{tj}):({tj},1)", f"Sw<2,0,3> o ({ti},{tj}):(1,{ti})"])
         thr_i, thr_j = r.choice([1, 2, 4]), r.choice([4, 8])
         threads = r.choice([f"threads j:{thr_j}, i:{thr_i}", f"threads i:{thr_i}, j:{thr_j}"])
-        c.tensor("x", elem, layouts(r, m, n, swizzles=False), (m, n))
-        c.tensor("b", elem, vec_lay(n), (n,))
-        c.tensor("y", elem, layouts(r, m, n, swizzles=False), (m, n))
+        c.tensor("x", elem, layouts(r, m, n, swizzles=False, names=names), (m, n))
+        c.tensor("b", elem, vec_lay(n, "N" if sym else None), (n,))
+        c.tensor("y", elem, layouts(r, m, n, swizzles=False, names=names), (m, n))
         text, ref, bits = r.choice(EXPRS[:2])
         body = text.replace("a[i,j]", "x[i,j]").replace("b[i,j]", "b[j]")
         c.text += f"let S = {smem}\nkernel k tile i:{ti}, j:{tj} {threads} {{\n  stage x in S\n  y[i,j] = {body}\n}}\n"
@@ -289,6 +301,8 @@ def gen_case(r, g, cid, family):
         with np.errstate(all="ignore"):
             c.ref["y"] = (ref(x, np.broadcast_to(b, (m, n))), "computed")
         c.outputs = ["y"]
+    if sym:
+        c.bind = {"M": m, "N": n}
     return c
 
 
