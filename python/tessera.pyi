@@ -206,7 +206,7 @@ def run(
     threads: Optional[int] = None,
     storage: bool = False,
     **arrays: Any,
-) -> None:
+) -> dict[str, str]:
     """Proves kernel `kernel` of a check file (for every value its facts admit, or else at the
     bindings), compiles it for `bind` (`{"M": 64}`) and runs it over NumPy arrays named after
     its tensors (float32, float64, int32, int64, float16, or uint16 holding bfloat16 bits).
@@ -215,9 +215,12 @@ def run(
     fine); anything else raises ValueError with the expected shape and strides and the NumPy
     fix (`np.asfortranarray(a)`, `a.T`, `a.reshape(..)`). `storage=True` takes each array as the
     tensor's raw buffer instead (contiguous, exactly its length, in storage order). The arrays
-    it writes are updated in place (copied in and out, not zero-copy). A refuted or unknown
-    proof raises LayoutError naming why, and nothing runs; the GIL is released while proving
-    and running."""
+    it writes are updated in place. An array whose memory is the tensor's buffer (its strides
+    the layout's, no offset, no negative stride, its elements spanning the whole buffer;
+    writeable; sharing no memory with another argument) is run on without a copy, holding the
+    GIL; any other array is copied in and out. Returns, per tensor, "view" (no copy) or
+    "copy". A refuted or unknown proof raises LayoutError naming why, and nothing runs; the
+    GIL is released while proving, and while running when every array is copied."""
 
 def lower(layout: Any, coords: bool = False) -> str:
     """The index expression of a layout, as `tessera lower` prints it."""

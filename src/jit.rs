@@ -3,7 +3,7 @@
 
 use crate::check::CheckFile;
 use std::collections::HashMap;
-use tessera_codegen::kernel::{Buffer, Proved, Refusal, RunError};
+use tessera_codegen::kernel::{Buffer, Cells, Proved, Refusal, RunError};
 use tessera_codegen::{CompiledKernel, JitError, JitOptions, StmtPath};
 use tessera_verifier::Options;
 
@@ -131,5 +131,30 @@ impl Kernel {
     /// Runs the kernel on `threads` threads.
     pub fn run_on(&self, args: &mut [Buffer], threads: usize) -> Result<(), RunError> {
         self.jit.run(args, threads)
+    }
+
+    /// Runs the kernel on `threads` threads over borrowed buffers (memory the caller owns,
+    /// such as a NumPy array's), without copying them; two buffers sharing memory are an
+    /// error.
+    ///
+    /// @pre none (checked). @post as [`Kernel::run_on`] on owned buffers of the same elements.
+    ///
+    /// ```
+    /// use std::{cell::Cell, collections::HashMap};
+    /// use tessera::{check::load, jit::Kernel};
+    /// use tessera_codegen::kernel::Cells;
+    /// let module = load("t.tess", "tensor a : f32[4:1]\ntensor b : f32[4:1]\n\
+    ///     kernel k { b[i] = a[i] + 1.0 }\n").unwrap();
+    /// let k = Kernel::compile(&module, "k", &HashMap::new()).unwrap();
+    /// assert_eq!(k.tensors(), ["b", "a"]); // the kernel's order: its target first
+    /// let (mut a, mut b) = (vec![1.0f32; 4], vec![0.0f32; 4]);
+    /// fn cells(v: &mut [f32]) -> Cells<'_> {
+    ///     Cells::F32(Cell::from_mut(v).as_slice_of_cells())
+    /// }
+    /// k.run_cells(&[cells(&mut b), cells(&mut a)], 2).unwrap();
+    /// assert_eq!(b, [2.0; 4]);
+    /// ```
+    pub fn run_cells(&self, args: &[Cells<'_>], threads: usize) -> Result<(), RunError> {
+        self.jit.run_cells(args, threads)
     }
 }

@@ -8,17 +8,9 @@ use std::process::Command;
 use tessera::codegen::kernel::Buffer;
 use tessera::npy;
 
-fn tessera(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_tessera"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
+#[path = "support/cli.rs"]
+mod cli;
+use cli::run as tessera;
 
 fn dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("tessera-kernel-arrays-{name}-{}", std::process::id()));
@@ -275,8 +267,23 @@ fn a_kernel_over_2_to_the_40_bytes_is_refused_before_allocating() {
     ]);
     assert_eq!(code, 3, "{err}");
     assert!(err.contains("'lots' is not a byte count"), "{err}");
-    // Past the limit (raised), an allocation the system refuses is an error, never an abort.
+    // The limit is checked before anything is allocated: under an address-space limit of 6 GB
+    // the default limit still speaks (an allocation first would fail with "cannot allocate").
     let bin = env!("CARGO_BIN_EXE_tessera");
+    let o = Command::new("sh")
+        .args([
+            "-c",
+            &format!("ulimit -v 6000000 && exec {bin} run {k} --kernel k --bind M=524288,N=524288"),
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("its buffers need 2199023255552 bytes") && !err.contains("cannot allocate"),
+        "{err}"
+    );
+    // Past the limit (raised), an allocation the system refuses is an error, never an abort.
     let o = Command::new("sh")
         .args([
             "-c",

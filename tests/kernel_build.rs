@@ -2,19 +2,9 @@
 //! and within `--timeout`, refusals that name the right fact, an unknown obligation named with
 //! the `--bind` that builds a specialised kernel, and the help.
 
-use std::process::Command;
-
-fn tessera(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_tessera"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
+#[path = "support/cli.rs"]
+mod cli;
+use cli::run as tessera;
 
 fn file(name: &str, text: &str) -> String {
     let d = std::env::temp_dir().join(format!("tessera-kernel-build-{}", std::process::id()));
@@ -202,18 +192,10 @@ type Case<'a> = (
 /// and the staged shared-memory GEMM.
 #[test]
 fn the_jit_and_the_ptx_against_numpy() {
-    let root = env!("CARGO_MANIFEST_DIR");
-    let pythonpath = format!("{root}/.deps/numpy");
-    let py = |code: &str| {
-        Command::new("python3")
-            .args(["-c", code])
-            .env("PYTHONPATH", &pythonpath)
-            .output()
-    };
-    if !py("import numpy").is_ok_and(|o| o.status.success()) {
-        eprintln!("note: NumPy is not installed (scripts/setup.sh installs it); skipped");
+    if !cli::has_numpy() {
         return;
     }
+    let py = |code: &str| cli::python(&["-c", code]);
     let d = std::env::temp_dir().join(format!("tessera-kernel-numpy-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
     let ew = file(
@@ -222,6 +204,7 @@ fn the_jit_and_the_ptx_against_numpy() {
          tensor a : f32[(M,N):(N,1)]\ntensor r : f32[(M,N):(1,M)]\ntensor y : f32[(M,N):(1,M)]\n\
          kernel ew { y[i,j] = max(a[i,j] * r[i,j] - 1, a[i,j]) }\n",
     );
+    let root = env!("CARGO_MANIFEST_DIR");
     let ex = |f: &str| format!("{root}/examples/{f}");
     // (file, kernel, bindings, the inputs as NumPy expressions, the output, its NumPy reference)
     let cases: [Case<'_>; 6] = [

@@ -2,19 +2,9 @@
 //! the reference interpreter's), `--verify`, `--bench`, `--threads`, and every refusal and bad
 //! input with its exit code.
 
-use std::process::Command;
-
-fn tessera(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_tessera"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
+#[path = "support/cli.rs"]
+mod cli;
+use cli::run as tessera;
 
 fn dir(name: &str) -> std::path::PathBuf {
     let d = std::env::temp_dir().join(format!("tessera-kernel-cli-{name}-{}", std::process::id()));
@@ -259,6 +249,18 @@ fn refusals_and_unchecked() {
         "{err}"
     );
     assert!(out.starts_with("ran kernel k"));
+    // Without --timeout (60 s a proof), a bound launch gives the proof for every value at most
+    // QUICK_MS (1 s) before proving its own values: it runs long before the full limit (the
+    // bound here is the limit's half, generous on a loaded machine; the outcome is the same).
+    let t0 = std::time::Instant::now();
+    let (code, _, err) = tessera(&["run", u, "--kernel", "k", "--bind", "M=32,N=32"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("proved at M=32, N=32 only"), "{err}");
+    assert!(
+        t0.elapsed().as_secs() < 30,
+        "{:?}: waited for the full timeout",
+        t0.elapsed()
+    );
     // Unknown even concretely (a 1 ms limit): refused, or run with a loud warning. 192 rows,
     // not a power of two: the F2 engine, which answers in microseconds, leaves it to z3.
     let concrete = d.join("concrete.tess");
@@ -375,18 +377,10 @@ fn bench_prints_key_value_figures() {
 /// Skipped (with a note) when `import numpy` fails.
 #[test]
 fn a_round_trip_through_numpy() {
-    let root = env!("CARGO_MANIFEST_DIR");
-    let pythonpath = format!("{root}/.deps/numpy");
-    let py = |code: &str| {
-        Command::new("python3")
-            .args(["-c", code])
-            .env("PYTHONPATH", &pythonpath)
-            .output()
-    };
-    if !py("import numpy").is_ok_and(|o| o.status.success()) {
-        eprintln!("note: NumPy is not installed (scripts/setup.sh installs it); skipped");
+    if !cli::has_numpy() {
         return;
     }
+    let py = |code: &str| cli::python(&["-c", code]);
     let d = dir("numpy");
     let (src, dst) = (d.join("src.npy"), d.join("dst.npy"));
     let write = format!(

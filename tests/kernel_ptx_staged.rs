@@ -440,27 +440,36 @@ fn vectorised_staged_transposes_run_at_their_proved_degrees() {
 /// instruction exists.
 #[test]
 fn partial_tiles_measure_the_proved_degree() {
-    let src = "param M, N where 1 <= M <= 4096, 1 <= N <= 4096\n\
-        tensor src : f32[(M,N):(1,M)]\ntensor dst : f32[(M,N):(N,1)]\nlet Smem = Sw<5,0,5> o (32,32):(32,1)\n\
-        kernel t tile i:32, j:32 threads j:32, i:8 {\n  stage src in Smem\n  dst[i,j] = src[i,j]\n}\n";
     for threads in ["j:32, i:8", "i:32, j:8", "i:16, j:16", "j:8, i:32", "j:16, i:4"] {
-        let src = src.replace("j:32, i:8", threads);
-        let cf = check::load("p.tess", &src).unwrap();
-        let k = &cf.kernels[0];
-        let m = emit_kernel(k, Arch::Sm80).unwrap();
-        let r = &m.entries[0].stages[0];
-        let proved = (r.store_degree.unwrap() as usize, r.load_degree.unwrap() as usize);
-        for (mm, nn) in [(40, 37), (33, 70), (45, 45), (5, 100)] {
-            let b: HashMap<String, i64> = HashMap::from([("M".to_string(), mm), ("N".to_string(), nn)]);
-            let p = Proved::check_at(k.clone(), &b, &Options::default(), false).unwrap();
-            let stats = ptx_equals_interpreter(&p, &b, 3).unwrap_or_else(|e| panic!("M={mm}, N={nn}: {e}"));
-            assert_eq!(
-                (stats.store_wavefronts, stats.load_wavefronts),
-                proved,
-                "threads {threads}, M={mm}, N={nn}"
-            );
-        }
+        staged_transpose_measures_its_degrees(threads, &[(40, 37), (33, 70), (45, 45), (5, 100)]);
     }
+}
+
+/// The staged transpose through `Sw<5,0,5> o (32,32):(32,1)` with `threads`: run in the PTX
+/// interpreter at each `(M, N)` of `extents`, equal to the interpreter, its measured wavefronts
+/// asserted equal to the degrees the build proved; those degrees (store, load).
+fn staged_transpose_measures_its_degrees(threads: &str, extents: &[(i64, i64)]) -> (usize, usize) {
+    let src = format!(
+        "param M, N where 1 <= M <= 4096, 1 <= N <= 4096\n\
+        tensor src : f32[(M,N):(1,M)]\ntensor dst : f32[(M,N):(N,1)]\nlet Smem = Sw<5,0,5> o (32,32):(32,1)\n\
+        kernel t tile i:32, j:32 threads {threads} {{\n  stage src in Smem\n  dst[i,j] = src[i,j]\n}}\n"
+    );
+    let cf = check::load("p.tess", &src).unwrap();
+    let k = &cf.kernels[0];
+    let m = emit_kernel(k, Arch::Sm80).unwrap();
+    let r = &m.entries[0].stages[0];
+    let proved = (r.store_degree.unwrap() as usize, r.load_degree.unwrap() as usize);
+    for &(mm, nn) in extents {
+        let b: HashMap<String, i64> = HashMap::from([("M".to_string(), mm), ("N".to_string(), nn)]);
+        let p = Proved::check_at(k.clone(), &b, &Options::default(), false).unwrap();
+        let stats = ptx_equals_interpreter(&p, &b, 3).unwrap_or_else(|e| panic!("M={mm}, N={nn}: {e}"));
+        assert_eq!(
+            (stats.store_wavefronts, stats.load_wavefronts),
+            proved,
+            "threads {threads}, M={mm}, N={nn}"
+        );
+    }
+    proved
 }
 
 /// Issue 31, item 9: the register count the book states for `examples/sgemm.tess` is what
@@ -503,4 +512,19 @@ fn the_readme_register_count_is_ptxas_s() {
         readme.contains(&stated) && readme.contains(&figure),
         "ptxas -v reports {regs} registers for sgemm_nt; the book must say so (\"{stated}\", \"{figure}\")"
     );
+}
+
+/// Issue 31, item 10, where grouping by each thread's access count would misalign: threads
+/// `i:4, j:8` (or `i:2, j:16`) give each thread several points along `i`, visited before the
+/// next `j`; on a partial tile along `i` (M = 35, 50) threads of one warp skip different
+/// numbers of points past the extent in the middle of their sequence, so a thread's k-th
+/// access is not its neighbour's k-th point. Grouped by the instruction and the iterations
+/// of its loops (the active threads of each warp instruction), the count is the proved degree;
+/// grouped by access count (the old rule) it measured 6 and 8 wavefronts against 4 proved.
+#[test]
+fn partial_tiles_with_threads_skipping_mid_sequence_measure_the_proved_degree() {
+    for (threads, want) in [("i:4, j:8", (1, 4)), ("i:2, j:16", (1, 2))] {
+        let proved = staged_transpose_measures_its_degrees(threads, &[(35, 50), (50, 20), (64, 64)]);
+        assert_eq!(proved, want, "threads {threads}");
+    }
 }

@@ -1,19 +1,24 @@
 //! `run`: a kernel of the kernel language, proved, compiled and run over NumPy arrays.
 //!
-//! The arrays are copied: `tessera::jit::Kernel::run` takes owned buffers
-//! (`tessera::codegen::kernel::Buffer`, a `Vec` per tensor), and pyo3's buffer protocol API is
-//! not part of the abi3 (Python 3.9) build. An array is checked against its tensor's shape and
-//! strides (`tessera::kernel::Strided`), its elements read with NumPy's `tobytes(order="F")`
-//! (colexicographic order) and scattered to the layout's offsets; for the arrays the kernel
-//! changed, the elements are gathered back and assigned by coordinate (`a[...] = ..`), so the
-//! caller's array object, whatever its strides, is updated in place. With `storage=True` an
-//! array is the raw buffer (`tobytes(order="A")`, written back through `reshape(-1,
-//! order="A")`).
+//! An array is checked against its tensor's shape and strides (`tessera::kernel::Strided`).
+//! Where the array's memory *is* the tensor's buffer (the dtype the tensor's, the strides the
+//! layout's, no offset, no negative stride, the last element at the buffer's end; writeable;
+//! sharing no memory with another argument), the kernel runs on that memory: the buffer
+//! protocol (`pyo3::buffer::PyBuffer`, abi3 from Python 3.11) lends it as cells
+//! (`tessera::codegen::kernel::Cells`) over a one-dimensional view of the buffer's span
+//! (`np.lib.stride_tricks.as_strided`, inside the array's own elements), and outputs land in
+//! the caller's array with no copy. Such a run holds the GIL, so no other Python thread
+//! touches the arrays meanwhile. Any other array is copied: its elements read with NumPy's
+//! `tobytes(order="F")` (colexicographic order) and scattered to the layout's offsets, and
+//! those the kernel changed gathered back and assigned by coordinate (`a[...] = ..`). With
+//! `storage=True` an array is the raw buffer (borrowed when contiguous and writeable, else
+//! `tobytes(order="A")`, written back through `reshape(-1, order="A")`).
 
 #[allow(unused_imports)]
 use crate::*;
+use pyo3::buffer::PyBuffer;
 use std::collections::HashMap;
-use tessera::codegen::kernel::{Buffer, ElemType};
+use tessera::codegen::kernel::{Buffer, Cells, ElemType};
 use tessera::kernel::Strided;
 
 /// The element type of a NumPy dtype (`dtype.str`, little-endian): float32, float64, int32,
@@ -62,10 +67,99 @@ fn describe(name: &str, a: &Bound<'_, PyAny>) -> PyResult<(ElemType, Vec<i64>, O
     Ok((elem, shape, strides))
 }
 
-/// Reads array `name` for tensor `form`: by its shape and strides (see
-/// `tessera::kernel::Strided`), or, with `storage`, as the tensor's raw buffer (a contiguous
-/// array of exactly the buffer's length, read in its storage order).
-fn read_array(form: &Strided, a: &Bound<'_, PyAny>, storage: bool) -> PyResult<Arg> {
+/// A NumPy array's memory lent to the kernel: the buffer protocol's export, held (the array
+/// cannot be resized or freed) until the run ends.
+enum Lent {
+    F32(PyBuffer<f32>),
+    F64(PyBuffer<f64>),
+    I32(PyBuffer<i32>),
+    I64(PyBuffer<i64>),
+    /// f16 or bf16, as their bits.
+    Bits(PyBuffer<u16>, ElemType),
+}
+
+/// The buffer's elements as cells; `None` when it is read-only or not contiguous.
+fn cells_of<'a, T: pyo3::buffer::Element>(
+    b: &'a PyBuffer<T>,
+    _py: Python<'a>,
+) -> Option<&'a [std::cell::Cell<T>]> {
+    if b.readonly() {
+        return None;
+    }
+    let p = b.as_slice_ptr()?;
+    // SAFETY: `p` is the export's memory, valid while `b` lives (the export keeps the array
+    // from being resized or freed), of `item_count` elements of `T` whose format, size and
+    // alignment `PyBuffer::get` checked; it is writeable (not read-only). The slice borrows `b`
+    // and the GIL token, which the caller holds through the whole run, so no Python code runs
+    // on another thread meanwhile; `Cell` admits the kernel's writes through this shared
+    // borrow.
+    Some(unsafe { &*(p.as_ptr() as *const [std::cell::Cell<T>]) })
+}
+
+impl Lent {
+    /// The lent memory as the kernel's buffer.
+    fn cells<'a>(&'a self, py: Python<'a>) -> Option<Cells<'a>> {
+        Some(match self {
+            Lent::F32(b) => Cells::F32(cells_of(b, py)?),
+            Lent::F64(b) => Cells::F64(cells_of(b, py)?),
+            Lent::I32(b) => Cells::I32(cells_of(b, py)?),
+            Lent::I64(b) => Cells::I64(cells_of(b, py)?),
+            Lent::Bits(b, ElemType::F16) => Cells::F16(cells_of(b, py)?),
+            Lent::Bits(b, _) => Cells::BF16(cells_of(b, py)?),
+        })
+    }
+}
+
+/// Whether array `a` (accepted for `form`, of `shape`) can lend its memory as the tensor's
+/// buffer: its elements span exactly the buffer, its first element at position 0 (no
+/// offset, no negative stride, the last element at the buffer's end; with `storage`, a
+/// contiguous array of the buffer's length), and it is writeable.
+fn lendable(form: &Strided, a: &Bound<'_, PyAny>, storage: bool, shape: &[i64]) -> PyResult<bool> {
+    if form.len == 0 || shape.contains(&0) || !a.getattr("flags")?.getattr("writeable")?.is_truthy()? {
+        return Ok(false);
+    }
+    if storage {
+        // `read_array` checked contiguity and length.
+        return Ok(true);
+    }
+    if form.offset != 0 || form.leaves.iter().any(|&(n, d)| n > 1 && d < 0) {
+        return Ok(false);
+    }
+    let last = form
+        .leaves
+        .iter()
+        .try_fold(0i64, |m, &(n, d)| m.checked_add((n - 1).max(0).checked_mul(d)?));
+    Ok(last.and_then(|l| l.checked_add(1)) == i64::try_from(form.len).ok())
+}
+
+/// Lends array `a`'s memory as the buffer of `form`: a one-dimensional view of the buffer's
+/// span (which [`lendable`] proved lies within the array's elements), exported through the
+/// buffer protocol; `None` when the export refuses (a format the protocol does not match).
+fn lend(py: Python<'_>, form: &Strided, a: &Bound<'_, PyAny>) -> PyResult<Option<Lent>> {
+    let np = py.import("numpy")?;
+    let kw = PyDict::new(py);
+    kw.set_item("shape", (form.len,))?;
+    kw.set_item("strides", (form.elem.bytes(),))?;
+    let flat = np
+        .getattr("lib")?
+        .getattr("stride_tricks")?
+        .call_method("as_strided", (a,), Some(&kw))?;
+    Ok(match form.elem {
+        ElemType::F32 => PyBuffer::get(&flat).ok().map(Lent::F32),
+        ElemType::F64 => PyBuffer::get(&flat).ok().map(Lent::F64),
+        ElemType::I32 => PyBuffer::get(&flat).ok().map(Lent::I32),
+        ElemType::I64 => PyBuffer::get(&flat).ok().map(Lent::I64),
+        e @ (ElemType::F16 | ElemType::BF16) => {
+            let bits = flat.call_method1("view", (np.getattr("uint16")?,))?;
+            PyBuffer::get(&bits).ok().map(|b| Lent::Bits(b, e))
+        }
+    })
+}
+
+/// Checks array `a` for tensor `form`: its dtype, and its shape and strides (see
+/// `tessera::kernel::Strided`), or, with `storage`, that it is the tensor's raw buffer (a
+/// contiguous array of exactly the buffer's length). Its shape.
+fn check_array(form: &Strided, a: &Bound<'_, PyAny>, storage: bool) -> PyResult<Vec<i64>> {
     let name = &form.name;
     let bad_arg = |m: String| PyTypeError::new_err(format!("run(): tensor '{name}': {m}"));
     let (elem, shape, strides) = describe(name, a)?;
@@ -86,23 +180,33 @@ fn read_array(form: &Strided, a: &Bound<'_, PyAny>, storage: bool) -> PyResult<A
                 "storage=True takes the raw buffer: a contiguous array (this one is a strided view)".into(),
             ));
         }
-        let bytes: Vec<u8> = a.call_method1("tobytes", ("A",))?.extract()?;
-        let buffer = Buffer::from_le_bytes(elem, &bytes);
-        if buffer.len() != form.len {
+        let n: usize = a.getattr("size")?.extract()?;
+        if n != form.len {
             return Err(bad_arg(format!(
-                "storage=True: {} elements where its buffer holds {}",
-                buffer.len(),
+                "storage=True: {n} elements where its buffer holds {}",
                 form.len
             )));
         }
-        return Ok(Arg { buffer, bytes, shape });
+        return Ok(shape);
     }
     form.accept(&shape, strides.as_deref())
         .map_err(|e| PyValueError::new_err(format!("run(): {e}")))?;
+    Ok(shape)
+}
+
+/// Copies array `a` (checked by [`check_array`]) into a buffer for tensor `form`: its
+/// elements scattered to the layout's offsets, or, with `storage`, its raw buffer in storage
+/// order.
+fn copy_in(form: &Strided, a: &Bound<'_, PyAny>, storage: bool, shape: Vec<i64>) -> PyResult<Arg> {
+    if storage {
+        let bytes: Vec<u8> = a.call_method1("tobytes", ("A",))?.extract()?;
+        let buffer = Buffer::from_le_bytes(form.elem, &bytes);
+        return Ok(Arg { buffer, bytes, shape });
+    }
     // The elements in colexicographic order of their coordinates.
     let bytes: Vec<u8> = a.call_method1("tobytes", ("F",))?.extract()?;
     let buffer = form
-        .scatter(&Buffer::from_le_bytes(elem, &bytes))
+        .scatter(&Buffer::from_le_bytes(form.elem, &bytes))
         .map_err(|e| PyValueError::new_err(format!("run(): {e}")))?;
     Ok(Arg { buffer, bytes, shape })
 }
@@ -115,20 +219,22 @@ fn read_array(form: &Strided, a: &Bound<'_, PyAny>, storage: bool) -> PyResult<A
 /// other array raises `ValueError` with the expected shape and strides and the NumPy fix
 /// (`np.asfortranarray(a)`, `a.T`, `a.reshape(..)`). With `storage=True` each array is the
 /// tensor's raw buffer instead (contiguous, exactly its length, in storage order). The arrays
-/// the kernel writes are updated in place. A refuted or unknown proof raises `LayoutError`
-/// naming why, and nothing runs. The GIL is released while proving and running. The arrays
-/// are copied in and out (see the module's documentation).
+/// the kernel writes are updated in place: an array whose memory is the tensor's buffer is
+/// run on without a copy (see the module's documentation), any other is copied in and out.
+/// Returns, per tensor, `"view"` (run on the array's memory) or `"copy"`. A refuted or
+/// unknown proof raises `LayoutError` naming why, and nothing runs. The GIL is released while
+/// proving, and while running when every array is copied.
 #[pyfunction]
 #[pyo3(signature = (file, kernel, bind = None, threads = None, storage = false, **arrays))]
-pub(crate) fn run(
-    py: Python<'_>,
+pub(crate) fn run<'py>(
+    py: Python<'py>,
     file: std::path::PathBuf,
     kernel: &str,
     bind: Option<HashMap<String, i64>>,
     threads: Option<usize>,
     storage: bool,
-    arrays: Option<&Bound<'_, PyDict>>,
-) -> PyResult<()> {
+    arrays: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Bound<'py, PyDict>> {
     let path = file.to_string_lossy().to_string();
     let src = std::fs::read_to_string(&file)
         .map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{path}: {e}")))?;
@@ -151,30 +257,84 @@ pub(crate) fn run(
         }
     }
     let mut objs = Vec::new();
-    let mut args = Vec::new();
+    let mut shapes = Vec::new();
     for (n, form) in names.iter().zip(&forms) {
         let a = arrays
             .get_item(n)?
             .ok_or_else(|| PyTypeError::new_err(format!("run(): missing the array of tensor '{n}'")))?;
-        args.push(read_array(form, &a, storage)?);
+        shapes.push(check_array(form, &a, storage)?);
         objs.push(a);
     }
-    let mut buffers: Vec<Buffer> = args
-        .iter_mut()
-        .map(|a| std::mem::replace(&mut a.buffer, Buffer::F32(Vec::new())))
-        .collect();
+    // Each array is lent when its memory is the buffer and it shares no memory with another
+    // argument (the proofs hold for distinct buffers); the others are copied.
+    let np = py.import("numpy")?;
+    let mut lent: Vec<Option<Lent>> = Vec::new();
+    let mut args: Vec<Option<Arg>> = Vec::new();
+    for (i, ((a, form), shape)) in objs.iter().zip(&forms).zip(shapes).enumerate() {
+        let mut alone = true;
+        for (j, b) in objs.iter().enumerate() {
+            if j != i && np.call_method1("may_share_memory", (a, b))?.is_truthy()? {
+                alone = false;
+            }
+        }
+        let l = if alone && lendable(form, a, storage, &shape)? {
+            lend(py, form, a)?
+        } else {
+            None
+        };
+        match l {
+            Some(l) => {
+                lent.push(Some(l));
+                args.push(None);
+            }
+            None => {
+                lent.push(None);
+                args.push(Some(copy_in(form, a, storage, shape)?));
+            }
+        }
+    }
     let threads = threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
-    // The compiled kernel is `Send`, not `Sync`: it moves into the detached closure.
-    let (result, buffers) = py.detach(move || {
-        let r = k.run_on(&mut buffers, threads);
-        (r, buffers)
-    });
+    let how = PyDict::new(py);
+    for (n, l) in names.iter().zip(&lent) {
+        how.set_item(n, if l.is_some() { "view" } else { "copy" })?;
+    }
+    let mut buffers: Vec<Option<Buffer>> = args
+        .iter_mut()
+        .map(|a| {
+            a.as_mut()
+                .map(|a| std::mem::replace(&mut a.buffer, Buffer::F32(Vec::new())))
+        })
+        .collect();
+    let result = if lent.iter().all(Option::is_none) {
+        // The compiled kernel is `Send`, not `Sync`: it moves into the detached closure.
+        let mut owned: Vec<Buffer> = buffers.iter_mut().filter_map(Option::take).collect();
+        let (r, owned) = py.detach(move || {
+            let r = k.run_on(&mut owned, threads);
+            (r, owned)
+        });
+        buffers = owned.into_iter().map(Some).collect();
+        r
+    } else {
+        // Lent memory is borrowed under the GIL, held through the run.
+        let mut cells = Vec::new();
+        for (l, b) in lent.iter().zip(buffers.iter_mut()) {
+            cells.push(match (l, b) {
+                (Some(l), _) => l
+                    .cells(py)
+                    .ok_or_else(|| bad("internal: a lent array refused its memory"))?,
+                (None, Some(b)) => Cells::of(b),
+                (None, None) => return Err(bad("internal: a tensor with no buffer")),
+            });
+        }
+        k.run_cells(&cells, threads)
+    };
     result.map_err(|e| bad(format!("{kernel}: {e}")))?;
-    // The arrays the kernel changed, each checked writeable before any is written.
+    // The copied arrays the kernel changed, each checked writeable before any is written.
     let mut changed = Vec::new();
     for (((a, arg), b), form) in objs.iter().zip(&args).zip(&buffers).zip(&forms) {
+        let (Some(arg), Some(b)) = (arg, b) else { continue };
         let out = if storage {
             b.to_le_bytes()
         } else {
@@ -191,7 +351,6 @@ pub(crate) fn run(
             changed.push((a, out, &arg.shape));
         }
     }
-    let np = py.import("numpy")?;
     for (a, out, shape) in changed {
         let dtype = a.getattr("dtype")?;
         let fresh = np.call_method1("frombuffer", (pyo3::types::PyBytes::new(py, &out), dtype))?;
@@ -208,5 +367,5 @@ pub(crate) fn run(
             a.set_item(py.Ellipsis(), shaped)?;
         }
     }
-    Ok(())
+    Ok(how)
 }

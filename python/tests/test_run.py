@@ -1,6 +1,7 @@
 """`tessera.run`: a kernel of the kernel language, proved, compiled and run over NumPy arrays."""
 import os
 import threading
+import tracemalloc
 
 import pytest
 import tessera
@@ -15,7 +16,8 @@ BIND = {"M": M, "N": N}
 def test_transpose_flat_buffers_with_storage():
     src = np.arange(M * N, dtype=np.float32)
     dst = np.zeros(M * N, dtype=np.float32)
-    assert tessera.run(KERNELS, "transpose", bind=BIND, storage=True, src=src, dst=dst) is None
+    how = tessera.run(KERNELS, "transpose", bind=BIND, storage=True, src=src, dst=dst)
+    assert how == {"src": "view", "dst": "view"}  # contiguous raw buffers: lent, no copy
     # src is (M,N):(1,M) (column-major), dst (M,N):(N,1) (row-major).
     assert np.array_equal(src.reshape(N, M).T, dst.reshape(M, N))
     assert np.array_equal(src, np.arange(M * N, dtype=np.float32))  # inputs untouched
@@ -134,3 +136,98 @@ def test_gil_released_while_running():
     for t in ts:
         t.join()
     assert out == {0: True, 1: True, 2: True}
+
+
+ZERO_COPY = """param M, N where 1 <= M <= 4096, 1 <= N <= 4096
+tensor x : f32[(M,N):(N,1)]
+tensor y : f32[(M,N):(1,M)]
+tensor p : f32[(M,N):(N+3,1)]
+tensor xl : f32[(48,40):(40,1)]
+tensor q : f32[(48,40):(43,1)] of 2064
+tensor h : f16[(M,N):(N,1)]
+tensor g : f16[(M,N):(1,M)]
+kernel scale { y[i,j] = x[i,j] * 2.0 }
+kernel padded { p[i,j] = x[i,j] + 1.0 }
+kernel stated { q[i,j] = xl[i,j] + 1.0 }
+kernel half { g[i,j] = h[i,j] * h[i,j] }
+"""
+
+
+def peak_bytes(f):
+    """The peak of Python's own allocations (bytes objects, NumPy arrays) while `f` runs."""
+    tracemalloc.start()
+    try:
+        f()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_matching_arrays_run_in_place_without_a_copy(tmp_path):
+    f = tmp_path / "z.tess"
+    f.write_text(ZERO_COPY)
+    m, n = 512, 256  # 512 KiB per f32 array
+    bind = {"M": m, "N": n}
+    x = np.arange(m * n, dtype=np.float32).reshape(m, n)
+    y = np.zeros((m, n), np.float32, order="F")
+    addr = y.__array_interface__["data"][0]
+    how = {}
+    peak = peak_bytes(lambda: how.update(tessera.run(str(f), "scale", bind=bind, x=x, y=y)))
+    assert how == {"x": "view", "y": "view"}
+    assert np.array_equal(y, 2 * x) and y.__array_interface__["data"][0] == addr
+    # No copy of either array was made: Python allocated far less than one array's bytes
+    # (a copy reads each array with tobytes, and writes the output back from a fresh one).
+    assert peak < x.nbytes // 8, peak
+
+    # The same kernel on arrays that do not lend their memory: copied in and out, still by
+    # coordinate and into the caller's arrays. A read-only input, an input in the other
+    # order (refused, as ever), an output that shares memory with the input.
+    ro = x.copy()
+    ro.flags.writeable = False
+    y[...] = 0
+    peak = peak_bytes(lambda: how.update(tessera.run(str(f), "scale", bind=bind, x=ro, y=y)))
+    assert how == {"x": "copy", "y": "view"} and np.array_equal(y, 2 * x)
+    assert peak >= x.nbytes, peak  # the input's bytes were read
+    with pytest.raises(ValueError, match=r"np\.ascontiguousarray\(a\)"):
+        tessera.run(str(f), "scale", bind=bind, x=np.asfortranarray(x), y=y)
+    both = np.zeros(2 * m * n, np.float32)
+    xs = both[: m * n].reshape(m, n)
+    xs[...] = x
+    ys = np.lib.stride_tricks.as_strided(both[m * n // 2 :], shape=(m, n), strides=(4, 4 * m))
+    assert np.shares_memory(xs, ys)
+    how = tessera.run(str(f), "scale", bind=bind, x=xs, y=ys)
+    assert how == {"x": "copy", "y": "copy"}
+    # Copy semantics: the kernel read x before any output was written back.
+    assert np.array_equal(ys, 2 * x)
+
+
+def test_strided_views_lend_their_span(tmp_path):
+    f = tmp_path / "z.tess"
+    f.write_text(ZERO_COPY)
+    m, n = 48, 40
+    bind = {"M": m, "N": n}
+    x = np.random.default_rng(1).standard_normal((m, n)).astype(np.float32)
+    # p's layout is (M,N):(N+3,1), its buffer its cosize: a padded array's first N columns.
+    wide = np.full((m, n + 3), -7.0, np.float32)
+    how = tessera.run(str(f), "padded", bind=bind, x=x, p=wide[:, :n])
+    assert how == {"x": "view", "p": "view"}
+    assert np.array_equal(wide[:, :n], x + 1) and np.all(wide[:, n:] == -7)  # padding untouched
+    # q states a buffer of 48*43 elements, longer than the span of the view's elements: lending
+    # it would reach past the caller's array, so it is copied (and still written in place).
+    wide[...] = -7
+    how = tessera.run(str(f), "stated", xl=x, q=wide[:, :n])
+    assert how == {"xl": "view", "q": "copy"}
+    assert np.array_equal(wide[:, :n], x + 1) and np.all(wide[:, n:] == -7)
+    # An unaligned array (a float32 view at an odd byte): the buffer protocol refuses to lend
+    # it as f32 elements, so it is copied.
+    raw = np.zeros(m * n * 4 + 1, np.uint8)
+    odd = np.frombuffer(raw.data, np.float32, count=m * n, offset=1).reshape(m, n)
+    odd[...] = x
+    how = tessera.run(str(f), "padded", bind=bind, x=odd, p=wide[:, :n])
+    assert how == {"x": "copy", "p": "view"} and np.array_equal(wide[:, :n], x + 1)
+    # f16 through its bits.
+    h = (np.random.default_rng(2).standard_normal((m, n)) * 3).astype(np.float16)
+    g = np.zeros((m, n), np.float16, order="F")
+    how = tessera.run(str(f), "half", bind=bind, h=h, g=g)
+    assert how == {"h": "view", "g": "view"}
+    assert np.array_equal(g.view(np.uint16), (h * h).view(np.uint16))

@@ -187,3 +187,46 @@ def test_multi_statement_kernel_and_nan_rule(tmp_path):
     # Every NaN a computed statement stores is the canonical quiet NaN.
     for out in (t, y):
         assert set(out[np.isnan(out)].view(np.uint32).tolist()) == {0x7FC00000}
+
+
+def generator():
+    """The kernel generator of `tests/kernel_numpy.rs` (tests/data/kernel_numpy.py)."""
+    import importlib.util
+    import os
+
+    from cases import ROOT
+    spec = importlib.util.spec_from_file_location("kernel_numpy", os.path.join(ROOT, "tests", "data", "kernel_numpy.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_the_generator_families_through_python_at_1_and_2_threads(tmp_path, seed):
+    # Every family of the CLI's generator (swizzled tensors and GPU clauses included) through
+    # tessera.run: arrays by shape where the layouts are row- or column-major (lent, no copy),
+    # raw buffers (storage=True) otherwise; NaN, infinities, signed zeros and subnormals in.
+    gen = generator()
+    r, g = random.Random(seed), np.random.default_rng(seed)
+    for family in gen.FAMILIES:
+        for k in range(3):
+            c = gen.gen_case(r, g, f"{family}{k}", family)
+            f = tmp_path / f"{c.id}.tess"
+            f.write_text(c.text)
+            storage = c.storage()
+            for threads in (1, 2):
+                arrays = {}
+                for name, (elem, lay, shape) in c.tensors.items():
+                    data = c.inputs.get(name)
+                    if data is None and name not in c.outputs:
+                        continue
+                    if data is None:
+                        data = np.zeros(shape, gen.DT[elem])
+                    arrays[name] = gen.to_file(data.copy(), lay, shape, storage)  # fresh per run
+                tessera.run(str(f), "k", bind=c.bind, threads=threads, storage=storage, **arrays)
+                for name in c.outputs:
+                    elem, lay, shape = c.tensors[name]
+                    got = gen.from_file(arrays[name], lay, shape, storage)
+                    want, how = c.ref[name]
+                    why = gen.same(got, want, how)
+                    assert why is None, f"{c.id} ({how}), {threads} thread(s):\n{c.text}{why}"

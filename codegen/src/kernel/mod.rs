@@ -7,6 +7,7 @@
 
 mod bind;
 mod buffer;
+mod cells;
 mod error;
 mod interp;
 mod ir;
@@ -16,6 +17,7 @@ mod round;
 
 pub use bind::{check_bindings, params_of};
 pub use buffer::Buffer;
+pub use cells::Cells;
 pub use error::RunError;
 pub(crate) use interp::constant;
 pub use interp::{Scalar, canonical, run};

@@ -69,8 +69,9 @@ mod value;
 use super::JitError;
 use super::copy::{CopyKernel, CopyMode, CopySpec};
 use super::gemm::GemmKernel;
-use crate::kernel::{Buffer, ElemType, Proved, RunError, check_bindings};
+use crate::kernel::{Buffer, Cells, ElemType, Proved, RunError, check_bindings};
 use prepare::{PrepTime, TensorCode, tensor_code};
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 use stmt::{LoopFn, compile_stmt, copy_source};
@@ -313,6 +314,71 @@ impl CompiledKernel {
     /// run unchecked, or integer arithmetic), an offset outside its buffer (never accessed) or
     /// an integer division by zero; other statements' writes may have happened then.
     pub fn run(&self, buffers: &mut [Buffer], threads: usize) -> Result<(), RunError> {
+        let cells: Vec<Cells<'_>> = buffers.iter_mut().map(Cells::of).collect();
+        self.run_cells(&cells, threads)
+    }
+
+    /// Runs the kernel on borrowed buffers (memory the caller owns, such as a NumPy array's),
+    /// without copying them: as [`CompiledKernel::run`] otherwise.
+    ///
+    /// @pre none (checked): one buffer per tensor, of its type and length, no two sharing a
+    /// byte (an error otherwise: the proofs hold for distinct buffers).
+    /// @post the buffers hold what [`CompiledKernel::run`] leaves in owned ones.
+    ///
+    /// ```
+    /// # use std::collections::HashMap;
+    /// # use std::sync::Arc;
+    /// # use tessera_codegen::kernel::*;
+    /// # use tessera_codegen::{CompiledKernel, JitOptions};
+    /// # use tessera_ir::{Int, sym::{Facts, SymInt}};
+    /// # use tessera_verifier::{Func, Options};
+    /// # let facts = Arc::new(Facts::default());
+    /// # let tensor = |name: &str, l: &str| {
+    /// #     let layout = Func::parse(l, &facts).unwrap();
+    /// #     let Func::Layout(ly) = &layout else { unreachable!() };
+    /// #     Tensor { name: name.into(), elem: ElemType::F32, dims: ly.shape().modes().iter()
+    /// #         .map(|m| SymInt::product(m.leaves()).unwrap()).collect(),
+    /// #         cosize: ly.cosize().unwrap(), layout }
+    /// # };
+    /// # let (src, dst) = (TensorId::new(0), TensorId::new(1));
+    /// # let (i, j) = (IndexId::new(0), IndexId::new(1));
+    /// # let k = Kernel {
+    /// #     name: "scale".into(),
+    /// #     tensors: vec![tensor("src", "(8,3):(1,8)"), tensor("dst", "(8,3):(3,1)")],
+    /// #     indices: vec![Index { name: "i".into(), extent: SymInt::lit(8) },
+    /// #                   Index { name: "j".into(), extent: SymInt::lit(3) }],
+    /// #     tiles: vec![],
+    /// #     threads: vec![],
+    /// #     stages: vec![],
+    /// #     vector: None,
+    /// #     stmts: vec![Stmt {
+    /// #         target: Access { tensor: dst, indices: vec![i, j] },
+    /// #         kind: StoreKind::Assign,
+    /// #         nodes: vec![
+    /// #             Node { op: Op::Load(Access { tensor: src, indices: vec![i, j] }), ty: ElemType::F32 },
+    /// #             Node { op: Op::Float(2.0), ty: ElemType::F32 },
+    /// #             Node { op: Op::Binary(BinOp::Mul, ValueId::new(0), ValueId::new(1)), ty: ElemType::F32 },
+    /// #         ],
+    /// #         value: ValueId::new(2),
+    /// #         outer: vec![i, j],
+    /// #         contraction: vec![],
+    /// #     }],
+    /// # };
+    /// # let p = Proved::check(k, &Options::default(), false).unwrap();
+    /// # let jit = CompiledKernel::compile(&p, &HashMap::new(), &JitOptions::default()).unwrap();
+    /// use std::cell::Cell;
+    /// use tessera_codegen::kernel::Cells;
+    /// let mut src: Vec<f32> = (0..24).map(|x| x as f32).collect();
+    /// let mut dst = vec![0.0f32; 24];
+    /// fn cells(v: &mut [f32]) -> Cells<'_> {
+    ///     Cells::F32(Cell::from_mut(v).as_slice_of_cells())
+    /// }
+    /// let (s, d) = (cells(&mut src), cells(&mut dst));
+    /// jit.run_cells(&[s, d], 2).unwrap();
+    /// assert!(jit.run_cells(&[s, s], 1).is_err()); // one memory for two tensors
+    /// assert_eq!(dst[3 * 5 + 2], 2.0 * (5 + 8 * 2) as f32);
+    /// ```
+    pub fn run_cells(&self, buffers: &[Cells<'_>], threads: usize) -> Result<(), RunError> {
         if buffers.len() != self.tensors.len() {
             return Err(RunError::BufferCount {
                 expected: self.tensors.len(),
@@ -335,6 +401,17 @@ impl CompiledKernel {
                 });
             }
         }
+        for (i, a) in buffers.iter().enumerate() {
+            for (j, b) in buffers.iter().enumerate().skip(i + 1) {
+                let (x, y) = (a.span(), b.span());
+                if !x.is_empty() && !y.is_empty() && x.start < y.end && y.start < x.end {
+                    return Err(RunError::Layout(format!(
+                        "the buffers of tensors {} and {} share memory",
+                        self.tensors[i].0, self.tensors[j].0
+                    )));
+                }
+            }
+        }
         if threads == 0 {
             return Err(RunError::Layout("no thread to run on".into()));
         }
@@ -345,7 +422,7 @@ impl CompiledKernel {
                 Code::Copy { kernel, src, dst } => run_copy(kernel, buffers, *src, *dst, threads)?,
                 Code::Gemm { kernel, ids } => run_gemm(kernel, buffers, *ids, threads)?,
                 Code::Loop(f) => {
-                    let bases: Vec<usize> = buffers.iter_mut().map(address).collect();
+                    let bases: Vec<usize> = buffers.iter().map(Cells::address).collect();
                     if let Err((status, off)) = f.run(&bases, threads) {
                         return Err(self.failure(status, off));
                     }
@@ -370,18 +447,6 @@ impl CompiledKernel {
                 "internal: a compiled statement failed with status {status}"
             )),
         }
-    }
-}
-
-/// The address of a buffer's first element.
-fn address(b: &mut Buffer) -> usize {
-    match b {
-        Buffer::F32(v) => v.as_mut_ptr() as usize,
-        Buffer::F64(v) => v.as_mut_ptr() as usize,
-        Buffer::I32(v) => v.as_mut_ptr() as usize,
-        Buffer::I64(v) => v.as_mut_ptr() as usize,
-        Buffer::F16(v) => v.as_mut_ptr() as usize,
-        Buffer::BF16(v) => v.as_mut_ptr() as usize,
     }
 }
 
@@ -459,33 +524,92 @@ fn copy_kernel(
     (c.src_len <= codes[u].len && c.dst_len <= codes[t].len).then_some((c, u, t))
 }
 
-/// Runs a compiled copy on two distinct buffers of `bufs`.
+/// The elements of a read buffer and of a written one.
+///
+/// # Safety
+///
+/// `src` and `dst` share no byte, and nothing else reads or writes them while the slices
+/// live: [`CompiledKernel::run_cells`] checks the first for every pair of its buffers, and
+/// holds the cells (not `Sync`: no other thread has them) for the whole call.
+#[expect(
+    clippy::mut_from_ref,
+    reason = "cells lend their memory mutably through a shared borrow; the contract excludes aliases"
+)]
+unsafe fn read_write<'b, T>(src: &'b [Cell<T>], dst: &'b [Cell<T>]) -> (&'b [T], &'b mut [T]) {
+    // SAFETY: `Cell<T>` has `T`'s layout and allows mutation through a shared borrow; the
+    // ranges are disjoint and unaliased while the slices live (the contract).
+    unsafe {
+        (
+            std::slice::from_raw_parts(src.as_ptr().cast::<T>(), src.len()),
+            std::slice::from_raw_parts_mut(dst.as_ptr().cast::<T>().cast_mut(), dst.len()),
+        )
+    }
+}
+
+/// Runs a compiled copy between two distinct buffers of `bufs`.
 fn run_copy(
     c: &CopyKernel,
-    bufs: &mut [Buffer],
+    bufs: &[Cells<'_>],
     src: usize,
     dst: usize,
     threads: usize,
 ) -> Result<(), RunError> {
-    let (s, d) = if src < dst {
-        let (l, r) = bufs.split_at_mut(dst);
-        (&l[src], &mut r[0])
-    } else {
-        let (l, r) = bufs.split_at_mut(src);
-        (&r[0], &mut l[dst])
-    };
-    let r = match (s, d) {
-        (Buffer::F32(a), Buffer::F32(b)) => c.run(a, b, threads),
-        (Buffer::F64(a), Buffer::F64(b)) => c.run(a, b, threads),
-        (Buffer::I32(a), Buffer::I32(b)) => c.run(a, b, threads),
-        (Buffer::I64(a), Buffer::I64(b)) => c.run(a, b, threads),
-        (Buffer::F16(a), Buffer::F16(b)) => c.run(a, b, threads),
-        (Buffer::BF16(a), Buffer::BF16(b)) => c.run(a, b, threads),
+    if src == dst {
+        return Err(RunError::Layout("internal: a copy within one buffer".into()));
+    }
+    let r = match (bufs[src], bufs[dst]) {
+        (Cells::F32(a), Cells::F32(b)) => {
+            // SAFETY: distinct tensors' buffers, disjoint (checked by `run_cells`).
+            let (a, b) = unsafe { read_write(a, b) };
+            c.run(a, b, threads)
+        }
+        (Cells::F64(a), Cells::F64(b)) => {
+            // SAFETY: distinct tensors' buffers, disjoint (checked by `run_cells`).
+            let (a, b) = unsafe { read_write(a, b) };
+            c.run(a, b, threads)
+        }
+        (Cells::I32(a), Cells::I32(b)) => {
+            // SAFETY: distinct tensors' buffers, disjoint (checked by `run_cells`).
+            let (a, b) = unsafe { read_write(a, b) };
+            c.run(a, b, threads)
+        }
+        (Cells::I64(a), Cells::I64(b)) => {
+            // SAFETY: distinct tensors' buffers, disjoint (checked by `run_cells`).
+            let (a, b) = unsafe { read_write(a, b) };
+            c.run(a, b, threads)
+        }
+        (Cells::F16(a), Cells::F16(b)) | (Cells::BF16(a), Cells::BF16(b)) => {
+            // SAFETY: distinct tensors' buffers, disjoint (checked by `run_cells`).
+            let (a, b) = unsafe { read_write(a, b) };
+            c.run(a, b, threads)
+        }
         _ => {
             return Err(RunError::Layout(
                 "internal: a copy between buffers of two types".into(),
             ));
         }
+    };
+    r.map_err(|e| RunError::Layout(e.to_string()))
+}
+
+/// Runs a compiled matrix product: `C` written, `A` and `B` (possibly one tensor) read.
+fn run_gemm(g: &GemmKernel, bufs: &[Cells<'_>], ids: matmul::MatMul, threads: usize) -> Result<(), RunError> {
+    if ids.c == ids.a || ids.c == ids.b {
+        return Err(RunError::Layout(
+            "internal: a product written into a factor".into(),
+        ));
+    }
+    let r = match (bufs[ids.a], bufs[ids.b], bufs[ids.c]) {
+        (Cells::F32(a), Cells::F32(b), Cells::F32(c)) => {
+            // SAFETY: C is neither factor, and distinct tensors' buffers are disjoint (checked
+            // by `run_cells`); A and B are only read.
+            let (a, c) = unsafe { read_write(a, c) };
+            let (b, _) = unsafe { read_write(b, &[]) };
+            g.run(a, b, c, threads)
+        }
+        _ => Err(JitError::Gemm(
+            "internal: a product of buffers other than f32".into(),
+        )),
     };
     r.map_err(|e| RunError::Layout(e.to_string()))
 }
@@ -498,23 +622,4 @@ impl std::fmt::Debug for CompiledKernel {
             .field("unchecked", &self.unchecked)
             .finish_non_exhaustive()
     }
-}
-
-/// Runs a compiled matrix product: `C` borrowed mutably, `A` and `B` (possibly one tensor)
-/// shared.
-fn run_gemm(
-    g: &GemmKernel,
-    bufs: &mut [Buffer],
-    ids: matmul::MatMul,
-    threads: usize,
-) -> Result<(), RunError> {
-    let mut c = std::mem::replace(&mut bufs[ids.c], Buffer::F32(Vec::new()));
-    let r = match (&bufs[ids.a], &bufs[ids.b], &mut c) {
-        (Buffer::F32(a), Buffer::F32(b), Buffer::F32(cv)) => g.run(a, b, cv, threads),
-        _ => Err(JitError::Gemm(
-            "internal: a product of buffers other than f32".into(),
-        )),
-    };
-    bufs[ids.c] = c;
-    r.map_err(|e| RunError::Layout(e.to_string()))
 }
