@@ -22,6 +22,15 @@ fn flags() -> Vec<(String, clap::Arg)> {
     out
 }
 
+/// The placeholders clap shows for a flag's value (`<FILE>` is `["FILE"]`).
+fn value_names(a: &clap::Arg) -> Vec<String> {
+    a.get_value_names()
+        .unwrap_or_default()
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+}
+
 #[test]
 fn the_command_line_is_well_formed() {
     Cli::command().debug_assert();
@@ -59,12 +68,7 @@ fn every_timeout_reads_a_duration_with_a_unit() {
             continue;
         }
         assert_eq!(long, "timeout", "{sub}: a time limit is --timeout");
-        let names: Vec<String> = a
-            .get_value_names()
-            .unwrap_or_default()
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+        let names = value_names(&a);
         assert_eq!(names, ["DURATION"], "{sub}: --timeout's placeholder");
         let help = a.get_help().map(|h| h.to_string()).unwrap_or_default();
         assert!(
@@ -213,12 +217,7 @@ fn output_is_a_file_and_a_tensor_file_is_out() {
     let mut files = 0;
     for (sub, a) in flags() {
         let long = a.get_long().unwrap_or_default();
-        let names: Vec<String> = a
-            .get_value_names()
-            .unwrap_or_default()
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+        let names = value_names(&a);
         if long == "output" {
             files += 1;
             assert_eq!(names, ["FILE"], "{sub}: --output <{names:?}>");

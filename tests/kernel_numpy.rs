@@ -25,8 +25,8 @@ use tessera_codegen::Arch;
 
 /// The engines: a name and the flags that choose it.
 const TARGETS: [(&str, &[&str]); 4] = [
-    ("jit1", &["--threads", "1"]),
-    ("jit2", &["--threads", "2", "--verify"]),
+    ("jit1", &["-j", "1"]),
+    ("jit2", &["-j", "2", "--verify"]),
     ("interp", &["--interpret"]),
     ("ptx", &["--target", "ptx-sim"]),
 ];
@@ -97,7 +97,7 @@ fn generated_kernels_against_numpy(seed: u64, per_family: usize) {
             for name in case["outputs"].as_array().unwrap() {
                 let name = name.as_str().unwrap();
                 let p = d.join(format!("{id}-{target}-{name}.npy")).display().to_string();
-                args.extend(["--output".into(), format!("{name}={p}")]);
+                args.extend(["--out".into(), format!("{name}={p}")]);
                 outputs.insert(name.into(), p.into());
             }
             args.extend(flags.iter().map(|f| f.to_string()));
