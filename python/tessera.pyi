@@ -244,7 +244,7 @@ def _symbolic(id: str, declaration: str, binds: list[str], text: str) -> Any:
 
 def _proof(verdict: str, counterexample: Optional[dict[str, Any]], reason: Optional[str], time: float,
            assertion: str, file: Optional[str], line: Optional[int], prover: Optional[str],
-           picture: Optional[str]) -> Proof:
+           picture: Optional[str], assumption: Optional[str] = None) -> Proof:
     """A `Proof` from its fields (unpickling). Not for direct use."""
 
 def coalesce(A: Any, profile: Any = None) -> LayoutLike:

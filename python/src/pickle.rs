@@ -106,6 +106,7 @@ type ProofState = (
     Option<usize>,
     Option<String>,
     Option<String>,
+    Option<String>,
 );
 
 /// The state of a proof, its counterexample as given.
@@ -120,6 +121,7 @@ pub(crate) fn proof_state(p: &Proof, counterexample: Py<PyAny>) -> ProofState {
         p.line,
         p.prover.clone(),
         p.picture.clone(),
+        p.assumption.clone(),
     )
 }
 
@@ -132,7 +134,7 @@ pub(crate) fn reduce_proof<'py>(py: Python<'py>, p: &Proof) -> PyResult<(Bound<'
 /// A proof from its fields (unpickling, deep copies). Not for direct use.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
-#[pyo3(signature = (verdict, counterexample, reason, time, assertion, file, line, prover, picture))]
+#[pyo3(signature = (verdict, counterexample, reason, time, assertion, file, line, prover, picture, assumption = None))]
 pub(crate) fn _proof(
     verdict: String,
     counterexample: Py<PyAny>,
@@ -143,6 +145,7 @@ pub(crate) fn _proof(
     line: Option<usize>,
     prover: Option<String>,
     picture: Option<String>,
+    assumption: Option<String>,
 ) -> Proof {
     Proof {
         verdict,
@@ -154,5 +157,6 @@ pub(crate) fn _proof(
         line,
         prover,
         picture,
+        assumption,
     }
 }

@@ -146,7 +146,7 @@ impl Proof {
             .call1((self.counterexample.bind(py), memo))?
             .unbind();
         let s = proof_state(self, cex);
-        Ok(_proof(s.0, s.1, s.2, s.3, s.4, s.5, s.6, s.7, s.8))
+        Ok(_proof(s.0, s.1, s.2, s.3, s.4, s.5, s.6, s.7, s.8, s.9))
     }
 
     /// `True` when the property is proved.

@@ -83,7 +83,7 @@ def proofs():
     return [refuted, proved, symbolic]
 
 
-FIELDS = ["verdict", "counterexample", "reason", "time", "assertion", "file", "line", "prover"]
+FIELDS = ["verdict", "counterexample", "reason", "time", "assertion", "file", "line", "prover", "assumption"]
 
 
 def test_proofs_pickle_and_copy():
@@ -119,3 +119,11 @@ def test_a_tampered_pickle_is_an_error():
     state = M.__reduce__()[1]
     with pytest.raises(tessera.LayoutError, match="unpickling"):
         tessera._symbolic(state[0], "N", [], "N")
+
+
+def test_a_proofs_int64_assumption_survives_pickling():
+    M, N = tessera.params("M, N where M >= 1, 1 <= N <= 4096")
+    p = tessera.prove("injective", Layout((M, N), (1, M)))
+    assert p.assumption and p.assumption.startswith("offsets fit in int64 (")
+    for q in [roundtrip(p), copy.deepcopy(p)]:
+        assert q.assumption == p.assumption and repr(q) == repr(p)
