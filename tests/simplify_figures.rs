@@ -12,7 +12,7 @@ use tessera::lang::Session;
 mod layouts;
 use layouts::{corpus_layouts, example_layouts};
 use tessera::lower::lower_value;
-use tessera::verifier::{Options, Verdict, simplify_validated};
+use tessera::verifier::{Options, Validated, Verdict, simplify_validated};
 use tessera_ir::simplify::Limits;
 
 #[test]
@@ -20,27 +20,59 @@ fn simplification_figures_over_the_corpus_and_the_examples() {
     let mut cases: Vec<(Vec<String>, String)> = corpus_layouts().into_iter().map(|l| (vec![], l)).collect();
     let corpus = cases.len();
     cases.extend(example_layouts());
-    let (mut n, mut ratio_sum, mut zero_dm, mut fell_back) = (0usize, 0f64, 0usize, Vec::new());
-    let (mut b_ops, mut a_ops, mut b_dm, mut a_dm, mut b_w, mut a_w) =
-        (0usize, 0usize, 0usize, 0usize, 0u64, 0u64);
-    let (mut max_b_w, mut max_a_w, mut pow2_left) = (0u64, 0u64, 0usize);
-    let mut examples_done = 0usize;
-    for (k, (params, src)) in cases.iter().enumerate() {
+    let cases = &cases;
+    // Each case on one of two threads (the figures are summed in the cases' order after).
+    let simplify_one = |k: usize| -> Option<(String, Validated)> {
+        let (params, src) = &cases[k];
         let p: Vec<&str> = params.iter().map(String::as_str).collect();
         let s = Session::new(&p, &[]).unwrap();
         // Products, tensors and other values of the examples that are not layouts are skipped.
         let Ok(l) = lower_value(&s, src, false, &[]) else {
             assert!(k >= corpus, "{src} does not lower");
-            continue;
+            return None;
         };
-        examples_done += usize::from(k >= corpus);
         let facts = Arc::new(s.facts().clone());
-        let run = |limits: &Limits| {
-            simplify_validated(&l.expr, &l.domain, &facts, limits, &Options::default(), true).unwrap()
-        };
         // The node and iteration limits decide the result (the time limit is a safety limit
         // that fails rather than changes it), so the figure is the same on any machine.
-        let v = run(&Limits::default());
+        let v = simplify_validated(
+            &l.expr,
+            &l.domain,
+            &facts,
+            &Limits::default(),
+            &Options::default(),
+            true,
+        )
+        .unwrap();
+        Some((src.clone(), v))
+    };
+    const THREADS: usize = 2;
+    let mut results: Vec<Option<(String, Validated)>> = (0..cases.len()).map(|_| None).collect();
+    std::thread::scope(|sc| {
+        let parts: Vec<_> = (0..THREADS)
+            .map(|t| {
+                let f = &simplify_one;
+                sc.spawn(move || {
+                    (t..cases.len())
+                        .step_by(THREADS)
+                        .map(|k| (k, f(k)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        for part in parts {
+            for (k, r) in part.join().unwrap() {
+                results[k] = r;
+            }
+        }
+    });
+    let (mut n, mut ratio_sum, mut zero_dm, mut fell_back) = (0usize, 0f64, 0usize, Vec::new());
+    let (mut b_ops, mut a_ops, mut b_dm, mut a_dm, mut b_w, mut a_w) =
+        (0usize, 0usize, 0usize, 0usize, 0u64, 0u64);
+    let (mut max_b_w, mut max_a_w, mut pow2_left) = (0u64, 0u64, 0usize);
+    let mut examples_done = 0usize;
+    for (k, r) in results.into_iter().enumerate() {
+        let Some((src, v)) = r else { continue };
+        examples_done += usize::from(k >= corpus);
         if v.fell_back {
             fell_back.push(format!("{src}: {:?}", v.validation));
         }
