@@ -48,7 +48,8 @@ impl IndexExpr {
     }
 
     /// Reads a record written by [`IndexExpr::record`]; `None` when it is not one (a truncated
-    /// or altered record included, wherever the damage leaves it malformed).
+    /// or altered record included, wherever the damage leaves it malformed; a record ends with a
+    /// newline).
     ///
     /// @pre none. @post a `Some` holds nodes in topological order, each operator with its arity,
     /// outputs naming nodes.
@@ -59,13 +60,15 @@ impl IndexExpr {
     /// assert!(IndexExpr::from_record("v c 0\nk 1\no add 0 1\nout 3 value\n").is_none());
     /// ```
     pub fn from_record(text: &str) -> Option<IndexExpr> {
+        // A whole record ends its last line (and only `\n` ends a line).
+        let text = text.strip_suffix('\n')?;
         let mut nodes: Vec<Node> = Vec::new();
         let mut outputs = Vec::new();
         let id = |s: &str, below: usize| -> Option<NodeId> {
             let k: usize = s.parse().ok()?;
             (k < below).then(|| NodeId::new(k))
         };
-        for line in text.lines() {
+        for line in text.split('\n') {
             let mut words = line.split(' ');
             match (words.next()?, outputs.is_empty()) {
                 ("k", true) => {
