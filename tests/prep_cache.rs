@@ -114,6 +114,28 @@ fn output_is_the_same_without_the_cache_cold_and_warm() {
     assert!(!entries(&cache).is_empty());
     assert_eq!(outs[0], outs[1], "cold cache");
     assert_eq!(outs[0], outs[2], "warm cache");
+    // A loop nest (four lanes where the recalled contiguity proofs say so) and the GEMM.
+    for (kernel, bind) in [("bias_relu", "M=64,N=64"), ("gemm", "M=64,N=64,K=32")] {
+        let args = [
+            "run", &ex, "--kernel", kernel, "--bind", bind, "-j", "1", "--verify",
+        ];
+        let runs: Vec<Output> = [&["--no-cache"][..], &[], &[]]
+            .iter()
+            .map(|extra| {
+                let a: Vec<&str> = args.iter().copied().chain(extra.iter().copied()).collect();
+                run_in(&cache, &a, &[])
+            })
+            .collect();
+        let out = String::from_utf8_lossy(&runs[2].stdout);
+        assert!(out.contains("verify=ok"), "{out}");
+        for r in &runs[1..] {
+            assert_eq!(
+                (&r.stdout, &r.stderr),
+                (&runs[0].stdout, &runs[0].stderr),
+                "{kernel}"
+            );
+        }
+    }
     // A kernel proved only at the bound values: the note is printed from the cache too.
     let file = cache.join("bound.tess");
     std::fs::write(
