@@ -31,6 +31,7 @@ pub mod lang;
 pub mod language;
 pub mod lower;
 pub mod npy;
+pub mod prep_cache;
 pub mod run;
 pub mod simplify;
 pub mod suggest_cmd;

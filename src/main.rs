@@ -114,6 +114,10 @@ enum Cmd {
         /// half the physical memory.
         #[arg(long = "max-memory", value_name = "BYTES", value_parser = tessera::run::parse_bytes)]
         max_memory: Option<u64>,
+        /// Neither read nor write the preparation cache (proofs and validated index code kept
+        /// on disk; TESSERA_NO_CACHE=1 does the same).
+        #[arg(long = "no-cache")]
+        no_cache: bool,
     },
     /// Prove every kernel of a check file, then write it as PTX (`--target ptx`).
     #[command(after_help = tessera::build::BUILD_HELP)]
@@ -516,6 +520,7 @@ fn run(cli: Cli) -> i32 {
             target,
             storage,
             max_memory,
+            no_cache,
         } => tessera::run::run_kernel(&tessera::run::RunArgs {
             file: &file,
             kernel: &kernel,
@@ -533,6 +538,7 @@ fn run(cli: Cli) -> i32 {
             ptx_sim: target == "ptx-sim",
             storage,
             max_memory,
+            no_cache,
         }),
         Cmd::Build {
             file,

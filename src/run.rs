@@ -11,7 +11,7 @@ use crate::npy;
 use half::{bf16, f16};
 use std::collections::HashMap;
 use tessera_codegen::kernel::{Buffer, ElemType, Kernel, Proved, params_of, run};
-use tessera_codegen::{CompiledKernel, JitOptions};
+use tessera_codegen::{CompiledKernel, JitOptions, Memo, NoMemo};
 use tessera_verifier::{Options, Property, Verdict};
 
 /// The long help of `tessera run`.
@@ -66,7 +66,18 @@ writer; the summary line prints the one thread it used.
 median time over repeated runs; its traffic (every buffer read and written once) in GB/s and,
 for kernels with a contraction, GFLOP/s; and, measured in the same run, memcpy of the same
 number of bytes into an existing buffer (memcpy_gbps) and, for a contraction, the naive loop
-over the same layouts (naive_gflops).
+over the same layouts (naive_gflops); then the preparation time (prep_ms: proof and compilation)
+and what the preparation cache did (cache_hits, cache_misses, cache_rejected, cache_writes; or
+cache=off).
+
+The preparation cache keeps, per question, the kernel's proof, each tensor's simplified and
+validated index code and the contiguity proofs on disk, so a second run of the same kernel at
+the same values skips z3 and egg (Cranelift still compiles). It lives in $TESSERA_CACHE_DIR, else
+$XDG_CACHE_HOME/tessera, else ~/.cache/tessera (delete the folder to clear it); --no-cache or
+TESSERA_NO_CACHE=1 turns it off. An entry is used only when it is whole (its SHA-256 checks) and
+holds exactly the question asked, for this very executable (another build reads none of it);
+only facts are kept (proofs, validated rewrites), never an unknown. Output is the same with and
+without it.
 
 --target ptx-sim runs the kernel's PTX (sm_80, as tessera build writes it) in Tessera's PTX
 interpreter on the same inputs (same --input, --out and --verify semantics; --verify compares
@@ -128,6 +139,8 @@ pub struct RunArgs<'a> {
     /// The most bytes the run's buffers may take (`--max-memory`; `None`: half the physical
     /// memory).
     pub max_memory: Option<u64>,
+    /// Neither read nor write the preparation cache (`--no-cache`; see [`crate::prep_cache`]).
+    pub no_cache: bool,
 }
 
 /// The default of `--max-memory`: half the physical memory (`/proc/meminfo`), or 4 GiB where
@@ -307,8 +320,14 @@ pub fn run_kernel(a: &RunArgs<'_>) -> i32 {
     let opts = Options {
         timeout_ms: Some((a.timeout * 1000.0).ceil() as u64),
     };
+    // The preparation cache: the proof, the validated index code and the contiguity proofs.
+    let cache = crate::prep_cache::PrepCache::from_env(a.no_cache);
+    let memo: &dyn Memo = match &cache {
+        Some(c) => c,
+        None => &NoMemo,
+    };
     let proof_start = std::time::Instant::now();
-    let proved = match Proved::check_at(k.clone(), &bindings, &opts, a.unchecked) {
+    let proved = match Proved::check_at_memo(k.clone(), &bindings, &opts, a.unchecked, memo) {
         Ok(p) => p,
         Err(r) => {
             eprintln!("error: {r}");
@@ -461,10 +480,14 @@ pub fn run_kernel(a: &RunArgs<'_>) -> i32 {
         }
         "the reference interpreter".to_string()
     } else {
-        let jit = match CompiledKernel::compile(&proved, &bindings, &JitOptions::default()) {
+        let compile_start = std::time::Instant::now();
+        let jit = match CompiledKernel::compile_memo(&proved, &bindings, &JitOptions::default(), memo) {
             Ok(j) => j,
             Err(e) => return bad(format_args!("kernel {}: {e}", k.name)),
         };
+        // Preparation: the proof and the compilation (lowering, egg, validation, contiguity
+        // proofs, Cranelift), without reading or making the buffers.
+        let prep_time = proof_time + compile_start.elapsed();
         let reference = (a.verify || a.bench).then(|| buffers.clone());
         if let Err(e) = jit.run(&mut buffers, threads) {
             return bad(format_args!("kernel {}: {e}", k.name));
@@ -482,6 +505,17 @@ pub fn run_kernel(a: &RunArgs<'_>) -> i32 {
         if a.bench && failure.is_none() {
             let mut scratch = reference.unwrap_or_default();
             kernel_bench::report(k, &jit, &mut scratch, threads, &bindings, proof_time);
+            println!("prep_ms={:.3}", prep_time.as_secs_f64() * 1e3);
+            match &cache {
+                Some(c) => {
+                    let s = c.stats();
+                    println!("cache_hits={}", s.hits);
+                    println!("cache_misses={}", s.misses);
+                    println!("cache_rejected={}", s.rejected);
+                    println!("cache_writes={}", s.writes);
+                }
+                None => println!("cache=off"),
+            }
         }
         let paths: Vec<String> = jit.paths().iter().map(|p| p.to_string()).collect();
         // An unchecked kernel runs on one thread, in the interpreter's order.

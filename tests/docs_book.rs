@@ -52,6 +52,11 @@ fn shell(cmd: &str) -> Output {
         // On its own line, so that a `# comment` at the end of the command ends there.
         .arg(format!("{{\n{cmd}\n}} 2>&1"))
         .env("PATH", path)
+        // The preparation cache of `tessera run` examples: not the user's.
+        .env(
+            "TESSERA_CACHE_DIR",
+            std::env::temp_dir().join("tessera-test-cache"),
+        )
         .current_dir(root())
         .output()
         .unwrap()

@@ -16,6 +16,10 @@ fn kernels() -> String {
 fn tessera(args: &[&str], env: &[(&str, String)]) -> (i32, String, String) {
     let o = Command::new(env!("CARGO_BIN_EXE_tessera"))
         .args(args)
+        .env(
+            "TESSERA_CACHE_DIR",
+            std::env::temp_dir().join("tessera-test-cache"),
+        )
         .envs(env.iter().map(|(k, v)| (k, v)))
         .output()
         .unwrap();

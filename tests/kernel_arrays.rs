@@ -271,6 +271,7 @@ fn a_kernel_over_2_to_the_40_bytes_is_refused_before_allocating() {
     // the default limit still speaks (an allocation first would fail with "cannot allocate").
     let bin = env!("CARGO_BIN_EXE_tessera");
     let o = Command::new("sh")
+        .env("TESSERA_CACHE_DIR", cli::cache_dir())
         .args([
             "-c",
             &format!("ulimit -v 6000000 && exec {bin} run {k} --kernel k --bind M=524288,N=524288"),
@@ -285,6 +286,7 @@ fn a_kernel_over_2_to_the_40_bytes_is_refused_before_allocating() {
     );
     // Past the limit (raised), an allocation the system refuses is an error, never an abort.
     let o = Command::new("sh")
+        .env("TESSERA_CACHE_DIR", cli::cache_dir())
         .args([
             "-c",
             &format!(

@@ -103,6 +103,7 @@ fn generated_kernels_against_numpy(seed: u64, per_family: usize) {
             args.extend(flags.iter().map(|f| f.to_string()));
             let o = Command::new(env!("CARGO_BIN_EXE_tessera"))
                 .args(&args)
+                .env("TESSERA_CACHE_DIR", cli::cache_dir())
                 .output()
                 .unwrap();
             let err = String::from_utf8_lossy(&o.stderr);

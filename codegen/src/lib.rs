@@ -35,6 +35,7 @@ mod int64_fit;
 mod jit;
 pub mod kernel;
 mod lang;
+mod memo;
 mod names;
 mod plan;
 mod ptx;
@@ -50,6 +51,7 @@ pub use jit::{
     StmtPath, Times,
 };
 pub use lang::Lang;
+pub use memo::{Memo, NoMemo};
 pub use names::sanitize;
 pub use ptx_kernel::{
     Arch, Entry, MAX_POINTS_PER_THREAD, MAX_THREADS, PtxKernel, StageReport, emit_kernel, emit_module,

@@ -3,12 +3,20 @@
 
 #![allow(dead_code)]
 
+use std::path::PathBuf;
 use std::process::{Command, Output};
+
+/// The preparation cache of the tests' `tessera run`s (`TESSERA_CACHE_DIR`): under the temporary
+/// folder, never the user's `~/.cache`. A test that spawns `tessera` itself sets it too.
+pub fn cache_dir() -> PathBuf {
+    std::env::temp_dir().join("tessera-test-cache")
+}
 
 /// Runs `tessera` with `args`.
 pub fn tessera(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_tessera"))
         .args(args)
+        .env("TESSERA_CACHE_DIR", cache_dir())
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .unwrap()

@@ -71,3 +71,13 @@ pub use suggest::{
 };
 pub use validated::{VALIDATION_TIMEOUT_MS, Validated, simplify_validated};
 pub use verdict::{Counterexample, Verdict, Witness};
+
+/// The version of the z3 library the verifier runs (e.g. `Z3 4.13.0.0`): part of what a cached
+/// answer depends on.
+///
+/// ```
+/// assert!(!tessera_verifier::solver_version().is_empty());
+/// ```
+pub fn solver_version() -> &'static str {
+    z3::full_version()
+}

@@ -288,7 +288,7 @@ fn verdicts_do_not_depend_on_the_clock_or_on_earlier_queries() {
     }
     // In fresh threads (fresh z3 contexts) too.
     for _ in 0..3 {
-        let again = std::thread::scope(|s| s.spawn(&once).join().unwrap());
+        let again = std::thread::scope(|s| s.spawn(once).join().unwrap());
         assert_eq!(again, first);
     }
 }

@@ -8,6 +8,7 @@
 use super::loops::for_loop;
 use super::{JitError, Param, index};
 use crate::lang::Lang;
+use crate::memo::{Memo, NoMemo};
 use crate::plan::Plan;
 
 use cranelift_codegen::ir::{ConstantData, Endianness, InstBuilder, MemFlagsData, Value, types};
@@ -50,15 +51,51 @@ pub enum CopyMode {
 }
 
 /// Whether `e(c + 1) == e(c) + 1` on the iteration space (`c` below its last value), proved by
-/// the verifier (enumeration or z3, one second at most).
-fn contiguous(e: &IndexExpr, v: &Var, ranges: &HashMap<Var, Interval>) -> bool {
+/// the verifier (enumeration or z3, one second at most); a proof is recalled from `memo`, or
+/// recorded there, and so is a refutation (a counterexample, re-checked); an unknown is not (it
+/// may be the time limit's).
+fn contiguous(e: &IndexExpr, v: &Var, extents: [i64; 2], memo: &dyn Memo) -> bool {
+    let question = format!(
+        "var={v} extents={extents:?} timeout_ms=1000\nexpr:\n{}",
+        e.record()
+    );
+    match memo.recall("copystep", &question).as_deref() {
+        Some("proved") => return true,
+        Some("refuted") => return false,
+        _ => {}
+    }
+    let ranges = HashMap::from([
+        (
+            Var::Coord(0),
+            Interval::new(Some(0), Some(i128::from(extents[0]) - 1)),
+        ),
+        (
+            Var::Coord(1),
+            Interval::new(Some(0), Some(i128::from(extents[1]) - 1)),
+        ),
+    ]);
+    let verdict = contiguous_uncached(e, v, &ranges);
+    match verdict {
+        Some(tessera_verifier::Verdict::Proved) => memo.record("copystep", &question, "proved"),
+        Some(tessera_verifier::Verdict::Refuted(_)) => memo.record("copystep", &question, "refuted"),
+        _ => {}
+    }
+    verdict == Some(tessera_verifier::Verdict::Proved)
+}
+
+/// [`contiguous`] without the memo: the verifier's verdict, `None` for an empty range.
+fn contiguous_uncached(
+    e: &IndexExpr,
+    v: &Var,
+    ranges: &HashMap<Var, Interval>,
+) -> Option<tessera_verifier::Verdict> {
     let mut r = ranges.clone();
-    let Some(iv) = r.get(v).copied() else { return false };
+    let iv = r.get(v).copied()?;
     let (Some(lo), Some(hi)) = (iv.lo(), iv.hi()) else {
-        return false;
+        return None;
     };
     if hi <= lo {
-        return false;
+        return None;
     }
     r.insert(v.clone(), Interval::new(Some(lo), Some(hi - 1)));
     let next = e.shifted(v, 1, -1);
@@ -66,7 +103,7 @@ fn contiguous(e: &IndexExpr, v: &Var, ranges: &HashMap<Var, Interval>) -> bool {
     let opts = tessera_verifier::Options {
         timeout_ms: Some(1_000),
     };
-    tessera_verifier::prove_equivalent(&next, e, &r, &facts, &opts) == tessera_verifier::Verdict::Proved
+    Some(tessera_verifier::prove_equivalent(&next, e, &r, &facts, &opts))
 }
 
 /// A compiled copy (see the module documentation).
@@ -113,6 +150,23 @@ impl CopyKernel {
     /// @post [`CopyKernel::run`] writes `dst[D(c)] = src[S(c)]` for every `c` of the
     /// iteration space, every access inside buffers of `src_len` and `dst_len` elements.
     pub fn compile(spec: &CopySpec) -> Result<CopyKernel, JitError> {
+        CopyKernel::compile_memo(spec, &NoMemo)
+    }
+
+    /// [`CopyKernel::compile`], recalling its contiguity proofs from `memo` and recording them
+    /// there (see [`crate::Memo`]).
+    ///
+    /// @pre none. @post as [`CopyKernel::compile`]: the same mode and code with any memo.
+    ///
+    /// ```
+    /// use tessera_codegen::{CopyKernel, CopySpec, CopyMode, NoMemo};
+    /// use tessera_ir::{index::lower_coords, parse_layout};
+    /// let e = lower_coords(&parse_layout("(8,8):(1,8)").unwrap()).unwrap();
+    /// let spec = CopySpec { src: e.clone(), dst: e, extents: [8, 8], elem_bytes: 4, tile: [4, 4] };
+    /// let k = CopyKernel::compile_memo(&spec, &NoMemo).unwrap();
+    /// assert_eq!(k.mode(), CopyMode::Vector);
+    /// ```
+    pub fn compile_memo(spec: &CopySpec, memo: &dyn Memo) -> Result<CopyKernel, JitError> {
         let start = Instant::now();
         let [n0, n1] = spec.extents;
         let [t0, t1] = spec.tile;
@@ -148,13 +202,13 @@ impl CopyKernel {
         let lanes = 16 / i64::from(spec.elem_bytes);
         let proofs = Instant::now();
         let (c0, c1) = (Var::Coord(0), Var::Coord(1));
-        let mode = if n0 % lanes == 0 && t0 % lanes == 0 && contiguous(&spec.src, &c0, &ranges) {
-            if contiguous(&spec.dst, &c0, &ranges) {
+        let mode = if n0 % lanes == 0 && t0 % lanes == 0 && contiguous(&spec.src, &c0, [n0, n1], memo) {
+            if contiguous(&spec.dst, &c0, [n0, n1], memo) {
                 CopyMode::Vector
             } else if spec.elem_bytes == 4
                 && n1 % 4 == 0
                 && t1 % 4 == 0
-                && contiguous(&spec.dst, &c1, &ranges)
+                && contiguous(&spec.dst, &c1, [n0, n1], memo)
             {
                 CopyMode::Transpose4
             } else {

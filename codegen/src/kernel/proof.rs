@@ -31,6 +31,7 @@
 
 use super::ir::{Kernel, TensorId};
 use super::lemmas;
+use crate::memo::{Memo, NoMemo};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use tessera_ir::sym::SymInt;
@@ -276,6 +277,74 @@ impl Proved {
         opts: &Options,
         unchecked: bool,
     ) -> Result<Proved, Refusal> {
+        Proved::check_at_memo(kernel, bindings, opts, unchecked, &NoMemo)
+    }
+
+    /// [`Proved::check_at`], recalling its answer from `memo` and recording it there: the
+    /// question is the whole kernel (its layouts with their facts, cosizes, statements), every
+    /// binding and the time limit; only a proof is recorded (for every value, or at the
+    /// bindings), never an unknown or a refusal.
+    ///
+    /// @pre none. @post as [`Proved::check_at`]; with a memo that recalls nothing, the same.
+    ///
+    /// ```
+    /// use std::collections::HashMap;
+    /// use std::sync::Arc;
+    /// use tessera_codegen::{kernel::*, NoMemo};
+    /// use tessera_ir::sym::Facts;
+    /// use tessera_verifier::{Func, Options};
+    /// let layout = Func::parse("8:1", &Arc::new(Facts::default())).unwrap();
+    /// let Func::Layout(l) = &layout else { unreachable!() };
+    /// let t = Tensor { name: "x".into(), elem: ElemType::F32, dims: vec![l.size().unwrap()],
+    ///     cosize: l.cosize().unwrap(), layout: layout.clone() };
+    /// let k = Kernel { name: "k".into(), tensors: vec![t], indices: vec![], tiles: vec![],
+    ///     threads: vec![], stages: vec![], vector: None, stmts: vec![] };
+    /// let p = Proved::check_at_memo(k, &HashMap::new(), &Options::default(), false, &NoMemo);
+    /// assert!(p.unwrap().bound().is_none());
+    /// ```
+    pub fn check_at_memo(
+        kernel: Kernel,
+        bindings: &HashMap<String, i64>,
+        opts: &Options,
+        unchecked: bool,
+        memo: &dyn Memo,
+    ) -> Result<Proved, Refusal> {
+        let sorted: BTreeMap<&String, &i64> = bindings.iter().collect();
+        let question = format!("options={opts:?}\nbindings={sorted:?}\nkernel={kernel:?}");
+        match memo.recall("proof", &question).as_deref() {
+            Some("proved") => {
+                return Ok(Proved {
+                    kernel,
+                    unchecked: None,
+                    bound: None,
+                });
+            }
+            Some("proved-at") => {
+                if let Some(bound) = bound_at(&kernel, bindings) {
+                    return Ok(Proved {
+                        kernel,
+                        unchecked: None,
+                        bound: Some(bound),
+                    });
+                }
+            }
+            _ => {}
+        }
+        let p = Proved::check_at_uncached(kernel, bindings, opts, unchecked)?;
+        if p.unchecked.is_none() {
+            let answer = if p.bound.is_some() { "proved-at" } else { "proved" };
+            memo.record("proof", &question, answer);
+        }
+        Ok(p)
+    }
+
+    /// [`Proved::check_at`] itself.
+    fn check_at_uncached(
+        kernel: Kernel,
+        bindings: &HashMap<String, i64>,
+        opts: &Options,
+        unchecked: bool,
+    ) -> Result<Proved, Refusal> {
         // When the launch binds every parameter, the proof for every value gets at most
         // `QUICK_MS`: past it the launch's own values are proved (with the full limit) at
         // once, rather than after the whole timeout.
@@ -300,8 +369,7 @@ impl Proved {
             kernel: kernel.name.clone(),
             verdict,
         };
-        let params = super::bind::params_of(&kernel);
-        if params.is_empty() || super::bind::check_bindings(&kernel, bindings).is_err() {
+        let Some(bound) = bound_at(&kernel, bindings) else {
             // Nothing to bind, or values the run refuses anyway: the symbolic answer stands.
             return match symbolic {
                 Verdict::Unknown(m) if unchecked => Ok(Proved {
@@ -311,12 +379,8 @@ impl Proved {
                 }),
                 v => Err(refuse(v)),
             };
-        }
+        };
         let at = instantiate(&kernel, bindings).map_err(|e| refuse(Verdict::Invalid(e.to_string())))?;
-        let bound: BTreeMap<String, i64> = params
-            .into_iter()
-            .filter_map(|n| bindings.get(&n).map(|v| (n, *v)))
-            .collect();
         match kernel_verdict(&at, &prove_kernel(&at, opts)) {
             Verdict::Proved => Ok(Proved {
                 kernel,
@@ -348,4 +412,20 @@ impl Proved {
     pub fn unchecked(&self) -> Option<&str> {
         self.unchecked.as_deref()
     }
+}
+
+/// The values a proof at the launch's `bindings` holds for: every parameter of the kernel with
+/// its bound value; `None` when the kernel has no parameter or the bindings are not admissible
+/// (then only the proof for every value counts).
+fn bound_at(kernel: &Kernel, bindings: &HashMap<String, i64>) -> Option<BTreeMap<String, i64>> {
+    let params = super::bind::params_of(kernel);
+    if params.is_empty() || super::bind::check_bindings(kernel, bindings).is_err() {
+        return None;
+    }
+    Some(
+        params
+            .into_iter()
+            .filter_map(|n| bindings.get(&n).map(|v| (n, *v)))
+            .collect(),
+    )
 }

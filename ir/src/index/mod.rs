@@ -41,6 +41,7 @@ mod op;
 mod parse;
 mod print;
 mod program;
+mod record;
 
 pub use build::Builder;
 pub use cost::{Cost, op_weight};

@@ -70,11 +70,12 @@ use super::JitError;
 use super::copy::{CopyKernel, CopyMode, CopySpec};
 use super::gemm::GemmKernel;
 use crate::kernel::{Buffer, Cells, ElemType, Proved, RunError, check_bindings};
+use crate::memo::{Memo, NoMemo};
 use prepare::{PrepTime, TensorCode, tensor_code};
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
-use stmt::{LoopFn, compile_stmt, copy_source};
+use stmt::{LoopFn, StepProofs, compile_stmt, copy_source};
 use tessera_ir::index::Var;
 
 /// How [`CompiledKernel::compile`] works.
@@ -190,6 +191,39 @@ impl CompiledKernel {
         bindings: &HashMap<String, i64>,
         opts: &JitOptions,
     ) -> Result<CompiledKernel, JitError> {
+        CompiledKernel::compile_memo(p, bindings, opts, &NoMemo)
+    }
+
+    /// [`CompiledKernel::compile`], recalling from `memo` (and recording there) each tensor's
+    /// simplified and validated index code and each contiguity proof (see [`crate::Memo`]);
+    /// Cranelift compiles every time.
+    ///
+    /// @pre as [`CompiledKernel::compile`]. @post as [`CompiledKernel::compile`]: the same code
+    /// paths and results whether or not `memo` recalls an answer.
+    ///
+    /// ```
+    /// # use std::collections::HashMap;
+    /// # use std::sync::Arc;
+    /// # use tessera_codegen::kernel::*;
+    /// # use tessera_codegen::{CompiledKernel, JitOptions, NoMemo};
+    /// # use tessera_ir::sym::Facts;
+    /// # use tessera_verifier::{Func, Options};
+    /// let layout = Func::parse("8:1", &Arc::new(Facts::default())).unwrap();
+    /// let Func::Layout(l) = &layout else { unreachable!() };
+    /// let t = Tensor { name: "x".into(), elem: ElemType::F32, dims: vec![l.size().unwrap()],
+    ///     cosize: l.cosize().unwrap(), layout: layout.clone() };
+    /// let k = Kernel { name: "k".into(), tensors: vec![t], indices: vec![], tiles: vec![],
+    ///     threads: vec![], stages: vec![], vector: None, stmts: vec![] };
+    /// let p = Proved::check(k, &Options::default(), false).unwrap();
+    /// let jit = CompiledKernel::compile_memo(&p, &HashMap::new(), &JitOptions::default(), &NoMemo);
+    /// assert!(jit.unwrap().paths().is_empty());
+    /// ```
+    pub fn compile_memo(
+        p: &Proved,
+        bindings: &HashMap<String, i64>,
+        opts: &JitOptions,
+        memo: &dyn Memo,
+    ) -> Result<CompiledKernel, JitError> {
         let k = p.kernel();
         check_bindings(k, bindings).map_err(JitError::Kernel)?;
         if let Some(b) = p.bound() {
@@ -207,7 +241,7 @@ impl CompiledKernel {
         let codes: Vec<TensorCode> = k
             .tensors
             .iter()
-            .map(|t| tensor_code(t, bindings, opts.validate, &mut prep))
+            .map(|t| tensor_code(t, bindings, opts.validate, &mut prep, memo))
             .collect::<Result<_, _>>()
             .map_err(|e| JitError::Kernel(RunError::Layout(e)))?;
         times.simplify = prep.simplify;
@@ -234,7 +268,7 @@ impl CompiledKernel {
             // An unchecked kernel's statements run as checked loop nests in the interpreter's
             // order (see `compile_stmt`): no copy kernel, no GEMM.
             let copy = (!unchecked)
-                .then(|| copy_kernel(k, s, &codes, &extents, opts, &mut times))
+                .then(|| copy_kernel(k, s, &codes, &extents, opts, &mut times, memo))
                 .flatten();
             if let Some(c) = copy {
                 paths.push(StmtPath::Copy(c.0.mode()));
@@ -260,8 +294,11 @@ impl CompiledKernel {
                 &codes,
                 &extents,
                 unchecked,
-                opts.proof_timeout_ms,
-                &mut times.proofs,
+                StepProofs {
+                    timeout_ms: opts.proof_timeout_ms,
+                    time: &mut times.proofs,
+                    memo,
+                },
             )?;
             times.compile += f.compile_time;
             paths.push(StmtPath::Loop {
@@ -460,6 +497,7 @@ fn copy_kernel(
     extents: &[i64],
     opts: &JitOptions,
     times: &mut Times,
+    memo: &dyn Memo,
 ) -> Option<(CopyKernel, usize, usize)> {
     let src = copy_source(k, s)?;
     let (t, u) = (s.target.tensor.index(), src.tensor.index());
@@ -516,7 +554,7 @@ fn copy_kernel(
         tile,
     };
     let start = Instant::now();
-    let c = CopyKernel::compile(&spec).ok()?;
+    let c = CopyKernel::compile_memo(&spec, memo).ok()?;
     let total = start.elapsed();
     times.proofs += c.proof_time();
     times.compile += total.saturating_sub(c.proof_time());

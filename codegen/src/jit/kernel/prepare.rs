@@ -5,6 +5,7 @@
 //! every offset lies inside the buffer. Also the contiguity proofs that decide vectorisation.
 
 use crate::kernel::{ElemType, Tensor};
+use crate::memo::Memo;
 use crate::signature::Signature;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -40,12 +41,14 @@ pub(crate) struct PrepTime {
     pub validate: Duration,
 }
 
-/// The index code of `t` at `bindings`.
+/// The index code of `t` at `bindings`; the simplified and validated expression is recalled
+/// from `memo` when it holds it, and recorded there otherwise.
 pub(crate) fn tensor_code(
     t: &Tensor,
     bindings: &HashMap<String, i64>,
     validate: bool,
     time: &mut PrepTime,
+    memo: &dyn Memo,
 ) -> Result<TensorCode, String> {
     let start = Instant::now();
     let err = |e: tessera_ir::Error| format!("tensor {}: {e}", t.name);
@@ -88,12 +91,35 @@ pub(crate) fn tensor_code(
     for (v, &n) in args.iter().zip(&dims) {
         domain.range(v.clone(), 0, n - 1);
     }
-    let facts = Arc::new(Facts::default());
-    let opts = Options { timeout_ms: None };
-    let v = simplify_validated(&expr, &domain, &facts, &Limits::default(), &opts, validate).map_err(err)?;
-    time.simplify += v.simplify_time + (start.elapsed().saturating_sub(v.simplify_time + v.validate_time));
-    time.validate += v.validate_time;
-    let expr = v.expr;
+    // The question holds all the answer depends on: the lowered expression at the launch's
+    // values, its domain (each coordinate below its extent, no parameter), the limits and
+    // whether to validate. Validation is bounded by z3's resource limit (a wall-clock limit
+    // ends in an error, never in an answer), so the answer is deterministic.
+    let limits = Limits::default();
+    let question = format!(
+        "validate={validate}\nlimits={limits:?}\ndims={dims:?}\nexpr:\n{}",
+        expr.record()
+    );
+    let recalled = memo
+        .recall("index", &question)
+        .and_then(|r| IndexExpr::from_record(&r))
+        .filter(|e| e.outputs().len() == 1);
+    let expr = match recalled {
+        Some(e) => {
+            time.simplify += start.elapsed();
+            e
+        }
+        None => {
+            let facts = Arc::new(Facts::default());
+            let opts = Options { timeout_ms: None };
+            let v = simplify_validated(&expr, &domain, &facts, &limits, &opts, validate).map_err(err)?;
+            time.simplify +=
+                v.simplify_time + (start.elapsed().saturating_sub(v.simplify_time + v.validate_time));
+            time.validate += v.validate_time;
+            memo.record("index", &question, &v.expr.record());
+            v.expr
+        }
+    };
     let r = expr.intervals(domain.ranges())[expr.outputs()[0].1.index()];
     let in_bounds = matches!((r.lo(), r.hi()), (Some(lo), Some(hi)) if lo >= 0 && hi < len as i128);
     Ok(TensorCode {
@@ -108,13 +134,38 @@ pub(crate) fn tensor_code(
 
 /// Whether `e(c_d + 1) == e(c_d) + step` for every point with `c_d` below its last value,
 /// proved by the verifier (enumeration or z3, within `timeout_ms`): `step` 1 is contiguity,
-/// 0 invariance.
-pub(crate) fn proves_step(code: &TensorCode, d: usize, step: i64, timeout_ms: u64) -> bool {
+/// 0 invariance. A proof or a refutation is recalled from `memo`, or recorded there.
+pub(crate) fn proves_step(code: &TensorCode, d: usize, step: i64, timeout_ms: u64, memo: &dyn Memo) -> bool {
     let n = code.dims[d];
     if n < 2 {
         // One value along `d`: nothing moves.
         return true;
     }
+    // A proof or a refutation (a counterexample, re-checked) is recorded; an unknown is not:
+    // it may be the wall-clock limit's.
+    let question = format!(
+        "d={d} step={step} timeout_ms={timeout_ms}\ndims={:?}\nassumptions={:?}\nexpr:\n{}",
+        code.dims,
+        code.sig.assumptions,
+        code.expr.record()
+    );
+    match memo.recall("step", &question).as_deref() {
+        Some("proved") => return true,
+        Some("refuted") => return false,
+        _ => {}
+    }
+    let verdict = step_verdict(code, d, step, timeout_ms);
+    match verdict {
+        Verdict::Proved => memo.record("step", &question, "proved"),
+        Verdict::Refuted(_) => memo.record("step", &question, "refuted"),
+        _ => {}
+    }
+    verdict == Verdict::Proved
+}
+
+/// The verifier's verdict on [`proves_step`]'s question (`n >= 2` values along `d`).
+fn step_verdict(code: &TensorCode, d: usize, step: i64, timeout_ms: u64) -> Verdict {
+    let n = code.dims[d];
     let mut ranges: HashMap<Var, Interval> = code
         .sig
         .assumptions
@@ -133,7 +184,7 @@ pub(crate) fn proves_step(code: &TensorCode, d: usize, step: i64, timeout_ms: u6
     let opts = Options {
         timeout_ms: Some(timeout_ms),
     };
-    prove_equivalent(&next, &code.expr, &ranges, &facts, &opts) == Verdict::Proved
+    prove_equivalent(&next, &code.expr, &ranges, &facts, &opts)
 }
 
 /// The apparent step of `e` along `c_d` at the origin and at the far corner (a cheap guess to

@@ -10,6 +10,7 @@ use crate::jit::loops::for_loop;
 use crate::jit::{JitError, Param, check_total, compile_returning};
 use crate::kernel::{Access, IndexId, Kernel, Op, Stmt, StoreKind};
 use crate::lang::Lang;
+use crate::memo::Memo;
 use crate::plan::Plan;
 use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Value, types};
 use cranelift_frontend::FunctionBuilder;
@@ -79,6 +80,7 @@ fn lanes_along(
     tensors: &[TensorCode],
     timeout_ms: u64,
     proofs: &mut Duration,
+    memo: &dyn Memo,
 ) -> Option<HashMap<usize, Along>> {
     let start = Instant::now();
     let mut modes: HashMap<usize, Along> = HashMap::new();
@@ -89,10 +91,10 @@ fn lanes_along(
         let code = &tensors[t];
         let along = match dims.as_slice() {
             [] => Along::Invariant,
-            [d] if apparent_step(code, *d) == Some(1) && proves_step(code, *d, 1, timeout_ms) => {
+            [d] if apparent_step(code, *d) == Some(1) && proves_step(code, *d, 1, timeout_ms, memo) => {
                 Along::Contiguous
             }
-            [d] if apparent_step(code, *d) == Some(0) && proves_step(code, *d, 0, timeout_ms) => {
+            [d] if apparent_step(code, *d) == Some(0) && proves_step(code, *d, 0, timeout_ms, memo) => {
                 Along::Invariant
             }
             _ => {
@@ -110,6 +112,17 @@ fn lanes_along(
     ok.then_some(modes)
 }
 
+/// How a statement's contiguity proofs are made: their time limit, where their time is added,
+/// and the memo that recalls and records them.
+pub(crate) struct StepProofs<'a> {
+    /// The time limit of each proof, in milliseconds.
+    pub timeout_ms: u64,
+    /// The time spent proving, added to.
+    pub time: &'a mut Duration,
+    /// Where proofs are recalled and recorded.
+    pub memo: &'a dyn Memo,
+}
+
 /// Compiles statement `s` of `k`; `extents` are the indices' extents (all positive for the
 /// statement's indices), `checked` asks for bounds checks on offsets not proved in bounds.
 pub(crate) fn compile_stmt(
@@ -118,8 +131,7 @@ pub(crate) fn compile_stmt(
     tensors: &[TensorCode],
     extents: &[i64],
     checked: bool,
-    timeout_ms: u64,
-    proofs: &mut Duration,
+    proofs: StepProofs<'_>,
 ) -> Result<LoopFn, JitError> {
     let mut plans: Vec<Option<Plan<'_>>> = (0..tensors.len()).map(|_| None).collect();
     for a in accesses(s) {
@@ -195,7 +207,7 @@ pub(crate) fn compile_stmt(
     let copy = copy_source(k, s);
     let inner_tile = sizes[s.outer.iter().position(|x| *x == inner).expect("in outer")];
     let modes = if !checked && (copy.is_some() || vectorizable_types(s, target)) && inner_tile >= 4 {
-        lanes_along(s, inner, tensors, timeout_ms, proofs)
+        lanes_along(s, inner, tensors, proofs.timeout_ms, proofs.time, proofs.memo)
     } else {
         None
     };
