@@ -43,6 +43,25 @@ impl fmt::Debug for Profile {
     }
 }
 
+/// [`Profile::mode_spans`] of a profile's prefix tokens (borrowed: a sub-profile is a slice of
+/// its parent's tokens, so the algebra walks nested modes without copying them).
+pub(crate) fn mode_spans_of(toks: &[u32]) -> SmallVec<[(Range<usize>, Range<usize>); 8]> {
+    let mut out = SmallVec::new();
+    if toks.first().is_none_or(|&t| t == LEAF) {
+        out.push((0..1, 0..1));
+        return out;
+    }
+    let n = (toks[0] - 1) as usize;
+    let (mut pos, mut leaf) = (1usize, 0usize);
+    for _ in 0..n {
+        let (end, nl) = subtree(toks, pos);
+        out.push((pos..end, leaf..leaf + nl));
+        pos = end;
+        leaf += nl;
+    }
+    out
+}
+
 /// Returns the end of the subtree starting at token `pos`, and its number of leaves.
 #[inline]
 fn subtree(toks: &[u32], mut pos: usize) -> (usize, usize) {
@@ -133,20 +152,7 @@ impl Profile {
 
     /// Token and leaf ranges of each top-level mode. A leaf has itself as its only mode.
     pub fn mode_spans(&self) -> SmallVec<[(Range<usize>, Range<usize>); 8]> {
-        let mut out = SmallVec::new();
-        if self.is_leaf() {
-            out.push((0..1, 0..1));
-            return out;
-        }
-        let n = self.rank();
-        let (mut pos, mut leaf) = (1usize, 0usize);
-        for _ in 0..n {
-            let (end, nl) = subtree(&self.0, pos);
-            out.push((pos..end, leaf..leaf + nl));
-            pos = end;
-            leaf += nl;
-        }
-        out
+        mode_spans_of(&self.0)
     }
 
     /// The profile of mode `i`, with its leaf range.

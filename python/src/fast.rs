@@ -74,11 +74,13 @@ fn int_tuple_of(obj: &Bound<'_, PyAny>) -> Option<HTuple<i64>> {
     None
 }
 
-/// A computed layout as a new `Layout` object, under the depth limit every result meets.
+/// A computed layout as a new `Layout` object, under the depth limit every result meets
+/// (`Value::check_depth`'s, checked on the layout in place: no move through a `Value`).
 fn wrap(py: Python<'_>, r: ir::Result<ir::Layout<i64>>) -> Option<PyResult<Py<PyAny>>> {
-    let Value::Layout(l) = Value::Layout(r.ok()?).check_depth().ok()? else {
+    let l = r.ok()?;
+    if Value::layout_depth(&l) > ir::text::MAX_DEPTH {
         return None;
-    };
+    }
     Some(Py::new(py, Layout::of(l)).map(Py::into_any))
 }
 

@@ -214,6 +214,11 @@ fn node(n: &Node) -> String {
 /// ```
 pub fn with_hint(e: tessera_ir::Error, src: &str) -> tessera_ir::Error {
     use tessera_ir::Error;
+    // Only a parse error or an invalid input takes a hint: answer the others (a failed
+    // condition of the algebra, an overflow) without reading the text again.
+    if !matches!(e, Error::Parse(_) | Error::Invalid(_)) {
+        return e;
+    }
     let Some(h) = hint(src) else {
         return e;
     };

@@ -68,6 +68,15 @@ impl Value<tessera_ir::sym::SymInt> {
     }
 }
 
+/// The nesting of a stride's printed form: an `@` index per level, one for `F2(...)`.
+fn stride_depth<I: Int>(d: &Stride<I>) -> usize {
+    match d {
+        Stride::Int(_) => 0,
+        Stride::F2(_) => 1,
+        Stride::Basis(b) => b.terms().iter().map(|(p, _)| p.len()).max().unwrap_or(0),
+    }
+}
+
 impl<I: Int> Value<I> {
     /// A short name of the value's kind, for error messages.
     pub fn kind(&self) -> &'static str {
@@ -89,18 +98,7 @@ impl<I: Int> Value<I> {
     /// The recursion follows the value's tuples, which are never deeper than the parser, a
     /// check file's bindings and [`Value::check_depth`] let them be.
     pub fn depth(&self) -> usize {
-        fn stride_depth<I: Int>(d: &Stride<I>) -> usize {
-            match d {
-                Stride::Int(_) => 0,
-                Stride::F2(_) => 1,
-                Stride::Basis(b) => b.terms().iter().map(|(p, _)| p.len()).max().unwrap_or(0),
-            }
-        }
-        fn layout_depth<I: Int>(l: &Layout<I>) -> usize {
-            let d = l.stride().leaves().iter().map(stride_depth).max().unwrap_or(0);
-            // Shape and stride are congruent: one depth for both.
-            l.shape().depth() + d
-        }
+        let layout_depth = Value::layout_depth;
         match self {
             Value::Int(_) | Value::Keep | Value::Swizzle(_) | Value::Bool(_) | Value::Atom(_) => 0,
             Value::Stride(d) => stride_depth(d),
@@ -108,6 +106,26 @@ impl<I: Int> Value<I> {
             Value::Layout(l) => layout_depth(l),
             Value::Composed(c) => layout_depth(&c.inner),
         }
+    }
+
+    /// [`Value::depth`] of `Value::Layout(l)`, without building the value (the Python module's
+    /// fast paths check their results with it).
+    ///
+    /// # Post-conditions
+    ///
+    /// * equals `Value::Layout(l.clone()).depth()`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use tessera::lang::Value;
+    /// let l = tessera::ir::parse_layout("(2,(3,4)):(1,(2,6))").unwrap();
+    /// assert_eq!(Value::<i64>::layout_depth(&l), 2);
+    /// ```
+    pub fn layout_depth(l: &Layout<I>) -> usize {
+        let d = l.stride().leaves().iter().map(stride_depth).max().unwrap_or(0);
+        // Shape and stride are congruent: one depth for both.
+        l.shape().depth() + d
     }
 
     /// This value, or an error when its printed form would be nested deeper than the parser

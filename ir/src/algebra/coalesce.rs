@@ -5,9 +5,9 @@
 //! vanish. Each function states its contract on itself.
 
 use crate::error::{Error, Result};
-use crate::htuple::HTuple;
+use crate::htuple::{HTuple, mode_spans_of};
 use crate::int::Int;
-use crate::layout::Layout;
+use crate::layout::{Layout, LayoutBuilder, Parts};
 use crate::stride::Stride;
 use smallvec::SmallVec;
 
@@ -169,7 +169,12 @@ fn build<I: Int>(s: Flat<I>, d: Flat<Stride<I>>, drop_trailing_one: bool) -> Lay
 /// assert!(coalesce(&big).unwrap_err().to_string().starts_with("integer overflow"));
 /// ```
 pub fn coalesce<I: Int>(a: &Layout<I>) -> Result<Layout<I>> {
-    let (s, d) = coalesce_z_flat(a.flat_shape(), a.flat_stride())?;
+    coalesce_leaves(a.flat_shape(), a.flat_stride())
+}
+
+/// [`coalesce`] of the layout of flat leaves `s:d`.
+fn coalesce_leaves<I: Int>(s: &[I], d: &[Stride<I>]) -> Result<Layout<I>> {
+    let (s, d) = coalesce_z_flat(s, d)?;
     Ok(build(s, d, true))
 }
 
@@ -205,7 +210,12 @@ pub fn coalesce<I: Int>(a: &Layout<I>) -> Result<Layout<I>> {
 /// assert!(coalesce_z(&big).is_err());
 /// ```
 pub fn coalesce_z<I: Int>(a: &Layout<I>) -> Result<Layout<I>> {
-    let (s, d) = coalesce_z_flat(a.flat_shape(), a.flat_stride())?;
+    coalesce_z_leaves(a.flat_shape(), a.flat_stride())
+}
+
+/// [`coalesce_z`] of the layout of flat leaves `s:d`.
+fn coalesce_z_leaves<I: Int>(s: &[I], d: &[Stride<I>]) -> Result<Layout<I>> {
+    let (s, d) = coalesce_z_flat(s, d)?;
     Ok(build(s, d, false))
 }
 
@@ -241,7 +251,7 @@ pub fn coalesce_z<I: Int>(a: &Layout<I>) -> Result<Layout<I>> {
 /// assert!(e.to_string().starts_with("coalesce: profile (true,true,true) has rank 3"));
 /// ```
 pub fn coalesce_by<I: Int>(a: &Layout<I>, profile: &HTuple<bool>) -> Result<Layout<I>> {
-    by_profile(a, profile, "coalesce", &coalesce)
+    by_profile(a, profile, "coalesce", coalesce_leaves)
 }
 
 /// By-mode [`coalesce_z`]: as [`coalesce_by`], with each selected mode coalesced by
@@ -271,37 +281,75 @@ pub fn coalesce_by<I: Int>(a: &Layout<I>, profile: &HTuple<bool>) -> Result<Layo
 /// assert!(e.to_string().starts_with("coalesce_z: profile (true,true) has rank 2"));
 /// ```
 pub fn coalesce_z_by<I: Int>(a: &Layout<I>, profile: &HTuple<bool>) -> Result<Layout<I>> {
-    by_profile(a, profile, "coalesce_z", &coalesce_z)
+    by_profile(a, profile, "coalesce_z", coalesce_z_leaves)
 }
 
+/// What a `true` leaf of a profile makes of a mode, from the mode's flat leaves.
+type Whole<I> = fn(&[I], &[Stride<I>]) -> Result<Layout<I>>;
+
+/// By-profile application of `whole`, written mode by mode into one builder: the modes of `a`
+/// are read as borrowed parts, never built as layouts of their own.
 fn by_profile<I: Int>(
     a: &Layout<I>,
     profile: &HTuple<bool>,
     op: &'static str,
-    whole: &dyn Fn(&Layout<I>) -> Result<Layout<I>>,
+    whole: Whole<I>,
 ) -> Result<Layout<I>> {
     if let Some(&keep_or_go) = profile.as_leaf() {
-        return if keep_or_go { whole(a) } else { Ok(a.clone()) };
+        return if keep_or_go {
+            whole(a.flat_shape(), a.flat_stride())
+        } else {
+            Ok(a.clone())
+        };
     }
-    if a.rank() < profile.rank() {
+    let mut out = LayoutBuilder::new();
+    let p = (profile.profile().tokens(), profile.leaves());
+    profile_into(&mut out, Parts::of(a), p, op, whole)?;
+    Ok(out.finish())
+}
+
+/// Appends mode `a` taken by the (sub-)profile `p` (its prefix tokens and leaves) to `out`.
+fn profile_into<I: Int>(
+    out: &mut LayoutBuilder<I>,
+    a: Parts<'_, I>,
+    (ptoks, pleaves): (&[u32], &[bool]),
+    op: &'static str,
+    whole: Whole<I>,
+) -> Result<()> {
+    if ptoks.first() == Some(&0) {
+        match pleaves.first() {
+            Some(true) => out.push_layout(whole(a.s, a.d)?),
+            _ => out.push_parts(a),
+        }
+        return Ok(());
+    }
+    let modes = mode_spans_of(a.toks);
+    let pmodes = mode_spans_of(ptoks);
+    if modes.len() < pmodes.len() {
+        let profile = HTuple::from_raw(ptoks.into(), pleaves.into());
         return Err(Error::cond(
             op,
             format!(
-                "profile {profile:?} has rank {} but {a} has rank {}",
-                profile.rank(),
-                a.rank()
+                "profile {profile:?} has rank {} but {} has rank {}",
+                pmodes.len(),
+                a.to_layout(),
+                modes.len()
             ),
         ));
     }
-    let pmodes = profile.modes();
-    let mut out = Vec::with_capacity(a.rank());
-    for (k, m) in a.modes().into_iter().enumerate() {
+    out.toks.push(modes.len() as u32 + 1);
+    for (k, (toks, leaves)) in modes.into_iter().enumerate() {
+        let m = Parts {
+            toks: &a.toks[toks],
+            s: &a.s[leaves.clone()],
+            d: &a.d[leaves],
+        };
         match pmodes.get(k) {
-            Some(p) => out.push(by_profile(&m, p, op, whole)?),
-            None => out.push(m),
+            Some((pt, pl)) => profile_into(out, m, (&ptoks[pt.clone()], &pleaves[pl.clone()]), op, whole)?,
+            None => out.push_parts(m),
         }
     }
-    Ok(Layout::concat(out))
+    Ok(())
 }
 
 /// Removes stride-0 and size-1 modes, then coalesces (`filter`). `filter(A)` enumerates the
@@ -331,9 +379,15 @@ fn by_profile<I: Int>(
 /// assert!(filter(&big).unwrap_err().to_string().contains("does not fit in i64"));
 /// ```
 pub fn filter<I: Int>(a: &Layout<I>) -> Result<Layout<I>> {
+    filter_leaves(a.flat_shape(), a.flat_stride())
+}
+
+/// [`filter`] of the layout of flat leaves `s:d`.
+fn filter_leaves<I: Int>(s: &[I], d: &[Stride<I>]) -> Result<Layout<I>> {
+    let (shape, stride) = (s, d);
     let mut s = Vec::new();
     let mut d = Vec::new();
-    for (x, y) in a.flat_shape().iter().zip(a.flat_stride()) {
+    for (x, y) in shape.iter().zip(stride) {
         if y.is_zero()? || x.is(1) {
             continue;
         }
@@ -368,7 +422,7 @@ pub fn filter<I: Int>(a: &Layout<I>) -> Result<Layout<I>> {
 /// assert_eq!(filter_by(&a, &HTuple::flat([false, true])).unwrap().to_string(), "((2,2),3):((0,1),2)");
 /// ```
 pub fn filter_by<I: Int>(a: &Layout<I>, profile: &HTuple<bool>) -> Result<Layout<I>> {
-    by_profile(a, profile, "filter", &filter)
+    by_profile(a, profile, "filter", filter_leaves)
 }
 
 /// CuTe's `filter_zeros(L)`: every leaf with stride 0 gets extent 1 (the stride is kept), so
