@@ -81,6 +81,11 @@ fn sha256_hex(parts: &[&str]) -> String {
     h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// A kind as entries name it: its ASCII letters and digits (it is part of a file name).
+fn kind_name(kind: &str) -> String {
+    kind.chars().filter(char::is_ascii_alphanumeric).collect()
+}
+
 /// The cache folder the environment names: `$TESSERA_CACHE_DIR`, else
 /// `$XDG_CACHE_HOME/tessera`, else `$HOME/.cache/tessera` (empty and relative values of the
 /// last two ignored); `None` without any.
@@ -182,10 +187,10 @@ impl PrepCache {
         self.stats.set(s);
     }
 
-    /// The entry's file name: the kind, then the SHA-256 of identity, kind and question.
+    /// The entry's file name: the kind (as [`kind_name`] gives it), then the SHA-256 of
+    /// identity, kind and question.
     fn file(&self, kind: &str, question: &str) -> PathBuf {
-        let kind: String = kind.chars().filter(char::is_ascii_alphanumeric).collect();
-        let h = sha256_hex(&[&self.identity, &kind, question]);
+        let h = sha256_hex(&[&self.identity, kind, question]);
         self.dir.join(format!("{kind}-{h}"))
     }
 
@@ -216,7 +221,7 @@ impl PrepCache {
 
 impl Memo for PrepCache {
     fn recall(&self, kind: &str, question: &str) -> Option<String> {
-        let kind: String = kind.chars().filter(char::is_ascii_alphanumeric).collect();
+        let kind = kind_name(kind);
         let kind = kind.as_str();
         let path = self.file(kind, question);
         let text = std::fs::File::open(&path).ok().and_then(|f| {
@@ -238,8 +243,8 @@ impl Memo for PrepCache {
 
     fn record(&self, kind: &str, question: &str, answer: &str) {
         static SEQ: AtomicU64 = AtomicU64::new(0);
-        let path = self.file(kind, question);
-        let kind: String = kind.chars().filter(char::is_ascii_alphanumeric).collect();
+        let kind = kind_name(kind);
+        let path = self.file(&kind, question);
         let body = format!("{}{}\n{answer}\n", self.prefix(&kind, question), answer.len());
         let text = format!("{MAGIC}\nsha256 {}\n{body}", sha256_hex(&[&body]));
         if std::fs::create_dir_all(&self.dir).is_err() {

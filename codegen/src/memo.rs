@@ -58,3 +58,33 @@ impl Memo for NoMemo {
 
     fn record(&self, _: &str, _: &str, _: &str) {}
 }
+
+/// Whether `question` (of `kind`) is proved: the answer `memo` recalls, else `decide`'s verdict,
+/// recorded when it is a proof or a refutation (a counterexample, re-checked); an unknown, which
+/// may be a wall-clock limit's, and `None` are not recorded.
+///
+/// @pre `decide` answers exactly `question`. @post `true` only for a proof, recalled or made.
+pub(crate) fn proved_memo(
+    memo: &dyn Memo,
+    kind: &str,
+    question: &str,
+    decide: impl FnOnce() -> Option<tessera_verifier::Verdict>,
+) -> bool {
+    use tessera_verifier::Verdict;
+    match memo.recall(kind, question).as_deref() {
+        Some("proved") => return true,
+        Some("refuted") => return false,
+        _ => {}
+    }
+    match decide() {
+        Some(Verdict::Proved) => {
+            memo.record(kind, question, "proved");
+            true
+        }
+        Some(Verdict::Refuted(_)) => {
+            memo.record(kind, question, "refuted");
+            false
+        }
+        _ => false,
+    }
+}

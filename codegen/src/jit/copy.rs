@@ -8,7 +8,7 @@
 use super::loops::for_loop;
 use super::{JitError, Param, index};
 use crate::lang::Lang;
-use crate::memo::{Memo, NoMemo};
+use crate::memo::{Memo, NoMemo, proved_memo};
 use crate::plan::Plan;
 
 use cranelift_codegen::ir::{ConstantData, Endianness, InstBuilder, MemFlagsData, Value, types};
@@ -59,28 +59,19 @@ fn contiguous(e: &IndexExpr, v: &Var, extents: [i64; 2], memo: &dyn Memo) -> boo
         "var={v} extents={extents:?} timeout_ms=1000\nexpr:\n{}",
         e.record()
     );
-    match memo.recall("copystep", &question).as_deref() {
-        Some("proved") => return true,
-        Some("refuted") => return false,
-        _ => {}
-    }
-    let ranges = HashMap::from([
-        (
-            Var::Coord(0),
-            Interval::new(Some(0), Some(i128::from(extents[0]) - 1)),
-        ),
-        (
-            Var::Coord(1),
-            Interval::new(Some(0), Some(i128::from(extents[1]) - 1)),
-        ),
-    ]);
-    let verdict = contiguous_uncached(e, v, &ranges);
-    match verdict {
-        Some(tessera_verifier::Verdict::Proved) => memo.record("copystep", &question, "proved"),
-        Some(tessera_verifier::Verdict::Refuted(_)) => memo.record("copystep", &question, "refuted"),
-        _ => {}
-    }
-    verdict == Some(tessera_verifier::Verdict::Proved)
+    proved_memo(memo, "copystep", &question, || {
+        let ranges = HashMap::from([
+            (
+                Var::Coord(0),
+                Interval::new(Some(0), Some(i128::from(extents[0]) - 1)),
+            ),
+            (
+                Var::Coord(1),
+                Interval::new(Some(0), Some(i128::from(extents[1]) - 1)),
+            ),
+        ]);
+        contiguous_uncached(e, v, &ranges)
+    })
 }
 
 /// [`contiguous`] without the memo: the verifier's verdict, `None` for an empty range.

@@ -5,7 +5,7 @@
 //! every offset lies inside the buffer. Also the contiguity proofs that decide vectorisation.
 
 use crate::kernel::{ElemType, Tensor};
-use crate::memo::Memo;
+use crate::memo::{Memo, proved_memo};
 use crate::signature::Signature;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -149,18 +149,9 @@ pub(crate) fn proves_step(code: &TensorCode, d: usize, step: i64, timeout_ms: u6
         code.sig.assumptions,
         code.expr.record()
     );
-    match memo.recall("step", &question).as_deref() {
-        Some("proved") => return true,
-        Some("refuted") => return false,
-        _ => {}
-    }
-    let verdict = step_verdict(code, d, step, timeout_ms);
-    match verdict {
-        Verdict::Proved => memo.record("step", &question, "proved"),
-        Verdict::Refuted(_) => memo.record("step", &question, "refuted"),
-        _ => {}
-    }
-    verdict == Verdict::Proved
+    proved_memo(memo, "step", &question, || {
+        Some(step_verdict(code, d, step, timeout_ms))
+    })
 }
 
 /// The verifier's verdict on [`proves_step`]'s question (`n >= 2` values along `d`).
