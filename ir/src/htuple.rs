@@ -62,6 +62,57 @@ pub(crate) fn mode_spans_of(toks: &[u32]) -> SmallVec<[(Range<usize>, Range<usiz
     out
 }
 
+/// The spans of [`mode_spans_of`] one at a time, without collecting them (`n` of them: see
+/// [`ModeSpans::len`]).
+pub(crate) struct ModeSpans<'a> {
+    toks: &'a [u32],
+    /// Modes left to yield.
+    left: usize,
+    /// The next mode's first token and first leaf.
+    pos: usize,
+    leaf: usize,
+}
+
+/// [`mode_spans_of`] as an iterator.
+pub(crate) fn mode_spans_iter(toks: &[u32]) -> ModeSpans<'_> {
+    let left = match toks.first() {
+        None | Some(&LEAF) => 1,
+        Some(&t) => (t - 1) as usize,
+    };
+    ModeSpans {
+        toks,
+        left,
+        pos: 1,
+        leaf: 0,
+    }
+}
+
+impl ModeSpans<'_> {
+    /// The number of spans still to come (the rank, before the first).
+    pub(crate) fn len(&self) -> usize {
+        self.left
+    }
+}
+
+impl Iterator for ModeSpans<'_> {
+    type Item = (Range<usize>, Range<usize>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        if self.toks.first().is_none_or(|&t| t == LEAF) {
+            return Some((0..1, 0..1));
+        }
+        let (end, nl) = subtree(self.toks, self.pos);
+        let span = (self.pos..end, self.leaf..self.leaf + nl);
+        self.pos = end;
+        self.leaf += nl;
+        Some(span)
+    }
+}
+
 /// Returns the end of the subtree starting at token `pos`, and its number of leaves.
 #[inline]
 fn subtree(toks: &[u32], mut pos: usize) -> (usize, usize) {
@@ -574,4 +625,35 @@ fn write_node<T>(
         write_node(f, toks, pos, leaves, li, leaf)?;
     }
     f.write_char(')')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse_int_tuple;
+
+    /// The iterator yields the spans that [`mode_spans_of`] collects, and knows their number.
+    #[test]
+    fn mode_spans_iter_matches_mode_spans_of() {
+        for src in [
+            "7",
+            "()",
+            "(3)",
+            "(2,3)",
+            "((2,2),3)",
+            "(1,(2,(3,4)),5,())",
+            "((((1))))",
+        ] {
+            let t = parse_int_tuple(src).unwrap();
+            let toks = t.profile().tokens();
+            let it = mode_spans_iter(toks);
+            assert_eq!(it.len(), t.rank(), "{src}");
+            let got: Vec<_> = it.collect();
+            assert_eq!(got.as_slice(), mode_spans_of(toks).as_slice(), "{src}");
+        }
+        assert_eq!(
+            mode_spans_iter(&[]).collect::<Vec<_>>(),
+            mode_spans_of(&[]).to_vec()
+        );
+    }
 }

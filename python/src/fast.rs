@@ -38,9 +38,9 @@ fn tiler_of(obj: &Bound<'_, PyAny>) -> Option<Tiler<i64>> {
     if let Some(l) = concrete(obj) {
         return Some(Tiler::Layout(l.clone()));
     }
+    // `n` is `n:1` (an extent below 1 is left to the general path's error).
     if let Some(n) = small_int(obj) {
-        let l = ir::Layout::new(HTuple::leaf(n), HTuple::leaf(Stride::Int(1))).ok()?;
-        return Some(Tiler::Layout(l));
+        return (n >= 1).then(|| Tiler::Layout(ir::Layout::leaf(n, 1)));
     }
     if let Ok(t) = obj.cast::<PyTuple>() {
         return t
@@ -74,11 +74,22 @@ fn int_tuple_of(obj: &Bound<'_, PyAny>) -> Option<HTuple<i64>> {
     None
 }
 
+/// Whether `l` is nested deeper than [`ir::text::MAX_DEPTH`] (`Value::layout_depth`'s rule).
+/// A shape is at most as deep as its profile has tokens, and an integer or `F2` stride adds
+/// at most one level: the exact walk is needed only for long profiles or coordinate strides.
+fn too_deep(l: &ir::Layout<i64>) -> bool {
+    let short = l.shape().profile().tokens().len() < ir::text::MAX_DEPTH;
+    if short && l.stride().leaves().iter().all(|d| !matches!(d, Stride::Basis(_))) {
+        return false;
+    }
+    Value::layout_depth(l) > ir::text::MAX_DEPTH
+}
+
 /// A computed layout as a new `Layout` object, under the depth limit every result meets
 /// (`Value::check_depth`'s, checked on the layout in place: no move through a `Value`).
 fn wrap(py: Python<'_>, r: ir::Result<ir::Layout<i64>>) -> Option<PyResult<Py<PyAny>>> {
     let l = r.ok()?;
-    if Value::layout_depth(&l) > ir::text::MAX_DEPTH {
+    if too_deep(&l) {
         return None;
     }
     Some(Py::new(py, Layout::of(l)).map(Py::into_any))
@@ -140,6 +151,12 @@ fn profile_of(obj: &Bound<'_, PyAny>) -> Option<HTuple<bool>> {
         return Some(HTuple::leaf(true));
     }
     if let Ok(t) = obj.cast::<PyTuple>() {
+        // A flat tuple of ints and `None` (the common `(1,1)`): one flat profile, without a
+        // tuple per mode.
+        let leaf = |x: &Bound<'_, PyAny>| x.is_none() || small_int(x).is_some();
+        if t.iter_borrowed().all(|x| leaf(&x)) && !t.is_empty() {
+            return Some(HTuple::flat(t.iter_borrowed().map(|x| !x.is_none())));
+        }
         return t
             .iter_borrowed()
             .map(|x| profile_of(&x))

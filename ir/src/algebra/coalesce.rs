@@ -5,7 +5,7 @@
 //! vanish. Each function states its contract on itself.
 
 use crate::error::{Error, Result};
-use crate::htuple::{HTuple, mode_spans_of};
+use crate::htuple::{HTuple, mode_spans_iter};
 use crate::int::Int;
 use crate::layout::{Layout, LayoutBuilder, Parts};
 use crate::stride::Stride;
@@ -105,6 +105,15 @@ pub(crate) fn coalesce_z_flat<I: Int>(s: &[I], d: &[Stride<I>]) -> Result<(Flat<
 /// [`coalesce_z_flat`] in place: the leaves that remain are written over the leaves already
 /// read, so nothing is copied out and back.
 pub(crate) fn coalesce_z_in_place<I: Int>(s: &mut Flat<I>, d: &mut Flat<Stride<I>>) -> Result<()> {
+    let w = coalesce_z_slices(s, d)?;
+    s.truncate(w);
+    d.truncate(w);
+    Ok(())
+}
+
+/// The fold of [`coalesce_z_in_place`] on slices: the leaves that remain are moved to the
+/// front and their number is returned (the rest of the slices is left in any order).
+fn coalesce_z_slices<I: Int>(s: &mut [I], d: &mut [Stride<I>]) -> Result<usize> {
     let n = s.len().min(d.len());
     let mut w = 0usize;
     for j in 0..n {
@@ -121,21 +130,48 @@ pub(crate) fn coalesce_z_in_place<I: Int>(s: &mut Flat<I>, d: &mut Flat<Stride<I
         }
         w += 1;
     }
-    s.truncate(w);
-    d.truncate(w);
+    Ok(w)
+}
+
+/// Appends the coalesced flat leaves `s:d` to `out` as its next mode, written in place into
+/// the builder's leaves (no intermediate layout): a leaf when one pair remains, a flat tuple
+/// otherwise, `1:0` when none does; `drop_trailing_one` drops a trailing size-1 mode of
+/// several (`coalesce`).
+fn coalesce_into<I: Int>(
+    out: &mut LayoutBuilder<I>,
+    s: &[I],
+    d: &[Stride<I>],
+    drop_trailing_one: bool,
+) -> Result<()> {
+    let base = out.s.len();
+    out.s.extend(s.iter().cloned());
+    out.d.extend(d.iter().cloned());
+    let mut n = coalesce_z_slices(&mut out.s[base..], &mut out.d[base..])?;
+    out.s.truncate(base + n);
+    out.d.truncate(base + n);
+    if n == 0 {
+        out.s.push(I::one());
+        out.d.push(Stride::zero());
+        n = 1;
+    } else if drop_trailing_one && n > 1 && out.s[base + n - 1].is(1) {
+        n -= 1;
+        out.s.truncate(base + n);
+        out.d.truncate(base + n);
+    }
+    if n == 1 {
+        out.toks.push(0);
+    } else {
+        out.toks.push(n as u32 + 1);
+        out.toks.extend(std::iter::repeat_n(0, n));
+    }
     Ok(())
 }
 
-fn build<I: Int>(s: Flat<I>, d: Flat<Stride<I>>, drop_trailing_one: bool) -> Layout<I> {
-    if s.is_empty() {
-        return Layout::leaf(I::one(), Stride::zero());
-    }
-    let (mut s, mut d) = (s, d);
-    if drop_trailing_one && s.len() > 1 && s.last().is_some_and(|x| x.is(1)) {
-        s.pop();
-        d.pop();
-    }
-    Layout::flat_or_leaf(s, d)
+/// [`coalesce_into`] as a layout of its own.
+fn coalesced<I: Int>(s: &[I], d: &[Stride<I>], drop_trailing_one: bool) -> Result<Layout<I>> {
+    let mut out = LayoutBuilder::new();
+    coalesce_into(&mut out, s, d, drop_trailing_one)?;
+    Ok(out.finish())
 }
 
 /// Coalesces the whole layout to depth ≤ 1, dropping a trailing size-1 mode (C++ `coalesce`).
@@ -169,13 +205,12 @@ fn build<I: Int>(s: Flat<I>, d: Flat<Stride<I>>, drop_trailing_one: bool) -> Lay
 /// assert!(coalesce(&big).unwrap_err().to_string().starts_with("integer overflow"));
 /// ```
 pub fn coalesce<I: Int>(a: &Layout<I>) -> Result<Layout<I>> {
-    coalesce_leaves(a.flat_shape(), a.flat_stride())
+    coalesced(a.flat_shape(), a.flat_stride(), true)
 }
 
-/// [`coalesce`] of the layout of flat leaves `s:d`.
-fn coalesce_leaves<I: Int>(s: &[I], d: &[Stride<I>]) -> Result<Layout<I>> {
-    let (s, d) = coalesce_z_flat(s, d)?;
-    Ok(build(s, d, true))
+/// [`coalesce`] of the flat leaves `s:d`, appended to `out` as its next mode.
+fn coalesce_leaves<I: Int>(out: &mut LayoutBuilder<I>, s: &[I], d: &[Stride<I>]) -> Result<()> {
+    coalesce_into(out, s, d, true)
 }
 
 /// Coalesces the whole layout, keeping a trailing size-1 mode (`coalesce_z`).
@@ -210,13 +245,12 @@ fn coalesce_leaves<I: Int>(s: &[I], d: &[Stride<I>]) -> Result<Layout<I>> {
 /// assert!(coalesce_z(&big).is_err());
 /// ```
 pub fn coalesce_z<I: Int>(a: &Layout<I>) -> Result<Layout<I>> {
-    coalesce_z_leaves(a.flat_shape(), a.flat_stride())
+    coalesced(a.flat_shape(), a.flat_stride(), false)
 }
 
-/// [`coalesce_z`] of the layout of flat leaves `s:d`.
-fn coalesce_z_leaves<I: Int>(s: &[I], d: &[Stride<I>]) -> Result<Layout<I>> {
-    let (s, d) = coalesce_z_flat(s, d)?;
-    Ok(build(s, d, false))
+/// [`coalesce_z`] of the flat leaves `s:d`, appended to `out` as its next mode.
+fn coalesce_z_leaves<I: Int>(out: &mut LayoutBuilder<I>, s: &[I], d: &[Stride<I>]) -> Result<()> {
+    coalesce_into(out, s, d, false)
 }
 
 /// By-mode coalescing: a leaf of `profile` coalesces that mode of `a` whole, a `false` leaf
@@ -284,8 +318,9 @@ pub fn coalesce_z_by<I: Int>(a: &Layout<I>, profile: &HTuple<bool>) -> Result<La
     by_profile(a, profile, "coalesce_z", coalesce_z_leaves)
 }
 
-/// What a `true` leaf of a profile makes of a mode, from the mode's flat leaves.
-type Whole<I> = fn(&[I], &[Stride<I>]) -> Result<Layout<I>>;
+/// What a `true` leaf of a profile makes of a mode, from the mode's flat leaves, appended to
+/// the builder as its next mode.
+type Whole<I> = fn(&mut LayoutBuilder<I>, &[I], &[Stride<I>]) -> Result<()>;
 
 /// By-profile application of `whole`, written mode by mode into one builder: the modes of `a`
 /// are read as borrowed parts, never built as layouts of their own.
@@ -297,7 +332,9 @@ fn by_profile<I: Int>(
 ) -> Result<Layout<I>> {
     if let Some(&keep_or_go) = profile.as_leaf() {
         return if keep_or_go {
-            whole(a.flat_shape(), a.flat_stride())
+            let mut out = LayoutBuilder::new();
+            whole(&mut out, a.flat_shape(), a.flat_stride())?;
+            Ok(out.finish())
         } else {
             Ok(a.clone())
         };
@@ -318,13 +355,14 @@ fn profile_into<I: Int>(
 ) -> Result<()> {
     if ptoks.first() == Some(&0) {
         match pleaves.first() {
-            Some(true) => out.push_layout(whole(a.s, a.d)?),
+            Some(true) => whole(out, a.s, a.d)?,
             _ => out.push_parts(a),
         }
         return Ok(());
     }
-    let modes = mode_spans_of(a.toks);
-    let pmodes = mode_spans_of(ptoks);
+    // The spans one at a time: collecting them moved two arrays of spans per mode.
+    let modes = mode_spans_iter(a.toks);
+    let mut pmodes = mode_spans_iter(ptoks);
     if modes.len() < pmodes.len() {
         let profile = HTuple::from_raw(ptoks.into(), pleaves.into());
         return Err(Error::cond(
@@ -338,13 +376,13 @@ fn profile_into<I: Int>(
         ));
     }
     out.toks.push(modes.len() as u32 + 1);
-    for (k, (toks, leaves)) in modes.into_iter().enumerate() {
+    for (toks, leaves) in modes {
         let m = Parts {
             toks: &a.toks[toks],
             s: &a.s[leaves.clone()],
             d: &a.d[leaves],
         };
-        match pmodes.get(k) {
+        match pmodes.next() {
             Some((pt, pl)) => profile_into(out, m, (&ptoks[pt.clone()], &pleaves[pl.clone()]), op, whole)?,
             None => out.push_parts(m),
         }
@@ -379,11 +417,13 @@ fn profile_into<I: Int>(
 /// assert!(filter(&big).unwrap_err().to_string().contains("does not fit in i64"));
 /// ```
 pub fn filter<I: Int>(a: &Layout<I>) -> Result<Layout<I>> {
-    filter_leaves(a.flat_shape(), a.flat_stride())
+    let mut out = LayoutBuilder::new();
+    filter_leaves(&mut out, a.flat_shape(), a.flat_stride())?;
+    Ok(out.finish())
 }
 
-/// [`filter`] of the layout of flat leaves `s:d`.
-fn filter_leaves<I: Int>(s: &[I], d: &[Stride<I>]) -> Result<Layout<I>> {
+/// [`filter`] of the flat leaves `s:d`, appended to `out` as its next mode.
+fn filter_leaves<I: Int>(out: &mut LayoutBuilder<I>, s: &[I], d: &[Stride<I>]) -> Result<()> {
     let (shape, stride) = (s, d);
     let mut s = Vec::new();
     let mut d = Vec::new();
@@ -394,8 +434,7 @@ fn filter_leaves<I: Int>(s: &[I], d: &[Stride<I>]) -> Result<Layout<I>> {
         s.push(x.clone());
         d.push(y.clone());
     }
-    let (s, d) = coalesce_z_flat(&s, &d)?;
-    Ok(build(s, d, true))
+    coalesce_into(out, &s, &d, true)
 }
 
 /// PyCuTe's and CuTe's `filter(L, profile)`: [`filter`] by mode, as [`coalesce_by`] is
