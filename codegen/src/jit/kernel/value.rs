@@ -355,7 +355,19 @@ impl Env<'_, '_> {
                         (UnOp::Abs, false) => b.ins().iabs(x),
                     }
                 }
-                Op::Binary(op, x, y) => self.binary(b, *op, ty, vals[x.index()], vals[y.index()]),
+                Op::Binary(op, x, y) => {
+                    // A constant operand that is not a NaN needs no NaN test.
+                    let number = |v: crate::kernel::ValueId| {
+                        let n = &s.nodes[v.index()];
+                        match constant(&n.op, n.ty) {
+                            Some(Scalar::F32(c)) => !c.is_nan(),
+                            Some(Scalar::F64(c)) => !c.is_nan(),
+                            _ => false,
+                        }
+                    };
+                    let (xv, yv) = (vals[x.index()], vals[y.index()]);
+                    self.binary(b, *op, ty, (xv, number(*x)), (yv, number(*y)))
+                }
                 Op::Fma(x, y, z) => {
                     let (x, y, z) = (vals[x.index()], vals[y.index()], vals[z.index()]);
                     if ty.is_float() {
@@ -372,7 +384,15 @@ impl Env<'_, '_> {
         vals[s.value.index()]
     }
 
-    fn binary(&self, b: &mut FunctionBuilder<'_>, op: BinOp, ty: ElemType, x: Value, y: Value) -> Value {
+    /// `x op y` in type `ty`; each operand with whether it is a constant other than NaN.
+    fn binary(
+        &self,
+        b: &mut FunctionBuilder<'_>,
+        op: BinOp,
+        ty: ElemType,
+        (x, x_number): (Value, bool),
+        (y, y_number): (Value, bool),
+    ) -> Value {
         if ty.is_float() {
             return match op {
                 BinOp::Add => b.ins().fadd(x, y),
@@ -387,10 +407,18 @@ impl Env<'_, '_> {
                     } else {
                         b.ins().fmin(x, y)
                     };
-                    let x_nan = b.ins().fcmp(FloatCC::Unordered, x, x);
-                    let y_nan = b.ins().fcmp(FloatCC::Unordered, y, y);
-                    let r = select(b, y_nan, x, m);
-                    select(b, x_nan, y, r)
+                    let r = if y_number {
+                        m
+                    } else {
+                        let y_nan = b.ins().fcmp(FloatCC::Unordered, y, y);
+                        select(b, y_nan, x, m)
+                    };
+                    if x_number {
+                        r
+                    } else {
+                        let x_nan = b.ins().fcmp(FloatCC::Unordered, x, x);
+                        select(b, x_nan, y, r)
+                    }
                 }
             };
         }
