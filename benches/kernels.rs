@@ -3,7 +3,9 @@
 //!   medians of 21, printed before criterion runs: the kernel proof, egg and its validation,
 //!   the contiguity proofs, and Cranelift, separately;
 //! * f16 bias + ReLU over 4096 x 4096 on 1 and 2 threads against `memcpy` of the same bytes
-//!   (read x and b, write y), measured in the same run, in GB/s.
+//!   (read x and b, write y), measured in the same run, in GB/s, on each way of converting the
+//!   16-bit floats ([`HalfPath`]: tiles converted by the CPU's instructions, the same tiles
+//!   converted in software, and the inline Cranelift conversions); the same in bf16.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group};
 use std::collections::HashMap;
@@ -11,7 +13,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 use tessera::check;
 use tessera_codegen::kernel::{Buffer, ElemType, Proved};
-use tessera_codegen::{CompiledKernel, JitOptions};
+use tessera_codegen::{CompiledKernel, HalfPath, JitOptions};
 use tessera_verifier::Options;
 
 const N: i64 = 4096;
@@ -28,6 +30,10 @@ tensor si : i32[M:1]
 kernel row_sum { si[i] += xi[i,j] }
 tensor yb : bf16[(M,N):(1,M)]
 kernel to_bf16 tile i:32, j:32 { yb[i,j] = bf16(xf[i,j]) }
+tensor xh : bf16[(M,N):(N,1)]
+tensor bh : bf16[N:1]
+tensor yh : bf16[(M,N):(N,1)]
+kernel bias_relu_bf16 { yh[i,j] = max(xh[i,j] + bh[j], 0) }
 tensor s64 : f32[(64,64):(64,1)]
 tensor sw : f32[Sw<3,2,3> o (64,64):(64,1)]
 kernel swizzle { sw[i,j] = s64[i,j] * 2 }
@@ -81,19 +87,45 @@ fn bench(c: &mut Criterion) {
         );
     }
 
-    let k = f.kernels.iter().find(|k| k.name == "bias_relu").unwrap().clone();
+    for (name, brain) in [("bias_relu", false), ("bias_relu_bf16", true)] {
+        half_kernel(c, &f, name, brain);
+    }
+}
+
+/// The 16-bit bias + ReLU kernel `name` at 4096 x 4096 on every [`HalfPath`], against
+/// `memcpy` of the same bytes in the same run.
+fn half_kernel(c: &mut Criterion, f: &check::CheckFile, name: &str, brain: bool) {
+    let k = f.kernels.iter().find(|k| k.name == name).unwrap().clone();
     let at = HashMap::from([("M".to_string(), N), ("N".to_string(), N)]);
     let p = Proved::check_at(k, &at, &Options::default(), false).unwrap();
-    let jit = CompiledKernel::compile(&p, &at, &JitOptions::default()).unwrap();
+    let paths = [
+        ("tiles", HalfPath::Tiles),
+        ("software_tiles", HalfPath::SoftwareTiles),
+        ("inline", HalfPath::Inline),
+    ];
+    let jits: Vec<(&str, CompiledKernel)> = paths
+        .iter()
+        .map(|(label, half)| {
+            let o = JitOptions {
+                half: *half,
+                ..JitOptions::default()
+            };
+            (*label, CompiledKernel::compile(&p, &at, &o).unwrap())
+        })
+        .collect();
     let n = (N * N) as usize;
-    let x: Vec<half::f16> = (0..n)
-        .map(|i| half::f16::from_f32((i % 97) as f32 / 16.0 - 3.0))
-        .collect();
-    let b: Vec<half::f16> = (0..N as usize)
-        .map(|j| half::f16::from_f32((j % 13) as f32 / 8.0 - 0.75))
-        .collect();
+    let x: Vec<f32> = (0..n).map(|i| (i % 97) as f32 / 16.0 - 3.0).collect();
+    let b: Vec<f32> = (0..N as usize).map(|j| (j % 13) as f32 / 8.0 - 0.75).collect();
+    let buffer = |v: &[f32]| {
+        if brain {
+            Buffer::BF16(v.iter().map(|x| half::bf16::from_f32(*x)).collect())
+        } else {
+            Buffer::F16(v.iter().map(|x| half::f16::from_f32(*x)).collect())
+        }
+    };
+    let elem = if brain { ElemType::BF16 } else { ElemType::F16 };
     // Tensors in order of first use: y, x, b.
-    let mut bufs = vec![Buffer::zeros(ElemType::F16, n), Buffer::F16(x), Buffer::F16(b)];
+    let mut bufs = vec![Buffer::zeros(elem, n), buffer(&x), buffer(&b)];
     let bytes = (2 * n + N as usize) * 2;
     let src = vec![1u8; bytes / 2];
     let mut dst = vec![0u8; bytes / 2];
@@ -110,28 +142,39 @@ fn bench(c: &mut Criterion) {
         v.sort_by(f64::total_cmp);
         v[7]
     };
-    let mc = time(&mut || dst.copy_from_slice(black_box(&src)));
-    let one = time(&mut || jit.run(&mut bufs, 1).unwrap());
-    let two = time(&mut || jit.run(&mut bufs, 2).unwrap());
     let gbps = |t: f64| bytes as f64 / t / 1e9;
-    println!(
-        "bias_relu f16 4096x4096 ({}): 1 thread {:.2} GB/s, 2 threads {:.2} GB/s; memcpy {:.2} GB/s; ratios {:.3} and {:.3}",
-        jit.paths()[0],
-        gbps(one),
-        gbps(two),
-        gbps(mc),
-        gbps(one) / gbps(mc),
-        gbps(two) / gbps(mc)
-    );
+    let mut outputs = Vec::new();
+    for (label, jit) in &jits {
+        let mc = time(&mut || dst.copy_from_slice(black_box(&src)));
+        let one = time(&mut || jit.run(&mut bufs, 1).unwrap());
+        let two = time(&mut || jit.run(&mut bufs, 2).unwrap());
+        outputs.push(bufs[0].clone());
+        println!(
+            "{name} 4096x4096 {label:<14} ({}): 1 thread {:.2} GB/s, 2 threads {:.2} GB/s; memcpy {:.2} GB/s; ratios {:.3} and {:.3}",
+            jit.paths()[0],
+            gbps(one),
+            gbps(two),
+            gbps(mc),
+            gbps(one) / gbps(mc),
+            gbps(two) / gbps(mc)
+        );
+    }
+    assert!(outputs.windows(2).all(|w| w[0] == w[1]), "the paths disagree");
 
-    let mut g = c.benchmark_group("bias_relu_f16_4096");
+    let mut g = c.benchmark_group(if brain {
+        "bias_relu_bf16_4096"
+    } else {
+        "bias_relu_f16_4096"
+    });
     g.throughput(Throughput::Bytes(bytes as u64));
     g.sample_size(10).measurement_time(Duration::from_secs(3));
     g.bench_function("memcpy", |bn| bn.iter(|| dst.copy_from_slice(black_box(&src))));
-    for threads in [1, 2] {
-        g.bench_with_input(BenchmarkId::new("jit", threads), &threads, |bn, &t| {
-            bn.iter(|| jit.run(&mut bufs, t).unwrap())
-        });
+    for (label, jit) in &jits {
+        for threads in [1, 2] {
+            g.bench_with_input(BenchmarkId::new(*label, threads), &threads, |bn, &t| {
+                bn.iter(|| jit.run(&mut bufs, t).unwrap())
+            });
+        }
     }
     g.finish();
 }

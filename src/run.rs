@@ -11,7 +11,7 @@ use crate::npy;
 use half::{bf16, f16};
 use std::collections::HashMap;
 use tessera_codegen::kernel::{Buffer, ElemType, Kernel, Proved, params_of, run};
-use tessera_codegen::{CompiledKernel, JitOptions, Memo, NoMemo};
+use tessera_codegen::{CompiledKernel, HalfPath, JitOptions, Memo, NoMemo};
 use tessera_verifier::{Options, Property, Verdict};
 
 /// The long help of `tessera run`.
@@ -228,6 +228,26 @@ fn on_gpu(
             eprintln!("error: kernel {}: --target gpu: {e}", proved.kernel().name);
             Err(e.exit_code())
         }
+    }
+}
+
+/// The variable that picks how the JIT converts f16 and bf16 ([`HalfPath`]), to measure the
+/// ways side by side: `tiles` (the default), `software` (tiles converted in software, as on a
+/// CPU without F16C) or `inline` (element by element in Cranelift code). Results are the same
+/// bits on every way.
+pub const HALF_PATH_ENV: &str = "TESSERA_HALF_PATH";
+
+/// The [`HalfPath`] `TESSERA_HALF_PATH` names (unset or empty: the default).
+///
+/// @pre none. @post an error naming the variable and the accepted values for any other text.
+fn half_path() -> Result<HalfPath, String> {
+    match std::env::var(HALF_PATH_ENV).unwrap_or_default().as_str() {
+        "" | "tiles" => Ok(HalfPath::Tiles),
+        "software" => Ok(HalfPath::SoftwareTiles),
+        "inline" => Ok(HalfPath::Inline),
+        other => Err(format!(
+            "{HALF_PATH_ENV}={other:?}: expected tiles, software or inline"
+        )),
     }
 }
 
@@ -481,7 +501,14 @@ pub fn run_kernel(a: &RunArgs<'_>) -> i32 {
         "the reference interpreter".to_string()
     } else {
         let compile_start = std::time::Instant::now();
-        let jit = match CompiledKernel::compile_memo(&proved, &bindings, &JitOptions::default(), memo) {
+        let opts = match half_path() {
+            Ok(half) => JitOptions {
+                half,
+                ..JitOptions::default()
+            },
+            Err(e) => return bad(e),
+        };
+        let jit = match CompiledKernel::compile_memo(&proved, &bindings, &opts, memo) {
             Ok(j) => j,
             Err(e) => return bad(format_args!("kernel {}: {e}", k.name)),
         };

@@ -10,7 +10,7 @@ use kernel_gen::{bind, buffer, examples, kernel, kernels, opts};
 use std::collections::HashMap;
 use tessera::check;
 use tessera_codegen::kernel::{Buffer, ElemType, Proved, RunError, run};
-use tessera_codegen::{CompiledKernel, JitError, JitOptions, StmtPath};
+use tessera_codegen::{CompiledKernel, HalfPath, JitError, JitOptions, StmtPath};
 use tessera_verifier::Options;
 
 /// The buffers of a kernel's tensors at `b`, seeded.
@@ -35,10 +35,40 @@ fn bits(b: &Buffer) -> Vec<u64> {
     }
 }
 
-/// Runs `p` with the interpreter and the JIT (1 and 3 threads) from the same inputs; both
-/// results, bit for bit, or the same error.
+/// Runs `p` with the interpreter and the JIT (1 and 3 threads; with a 16-bit float tensor,
+/// every way of converting them) from the same inputs; both results, bit for bit, or the same
+/// error.
 fn same(p: &Proved, b: &HashMap<String, i64>, seed: u64) -> Result<Vec<StmtPath>, String> {
-    let jit = CompiledKernel::compile(p, b, &JitOptions::default()).map_err(|e| format!("compile: {e}"))?;
+    let mut paths = None;
+    let halves = p
+        .kernel()
+        .tensors
+        .iter()
+        .any(|t| matches!(t.elem, ElemType::F16 | ElemType::BF16));
+    let ways: &[HalfPath] = if halves {
+        &[HalfPath::Tiles, HalfPath::SoftwareTiles, HalfPath::Inline]
+    } else {
+        &[HalfPath::Tiles]
+    };
+    for &half in ways {
+        let o = JitOptions {
+            half,
+            ..JitOptions::default()
+        };
+        let p = same_with(p, b, seed, &o).map_err(|e| format!("{half:?}: {e}"))?;
+        paths.get_or_insert(p);
+    }
+    Ok(paths.unwrap_or_default())
+}
+
+/// [`same`] with the options `o`.
+fn same_with(
+    p: &Proved,
+    b: &HashMap<String, i64>,
+    seed: u64,
+    o: &JitOptions,
+) -> Result<Vec<StmtPath>, String> {
+    let jit = CompiledKernel::compile(p, b, o).map_err(|e| format!("compile: {e}"))?;
     let start = buffers(p, b, seed);
     let mut want = start.clone();
     let r = run(p, b, &mut want);

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use tessera::check;
 use tessera_codegen::kernel::{Buffer, ElemType, Proved, run};
-use tessera_codegen::{CompiledKernel, JitOptions, StmtPath};
+use tessera_codegen::{CompiledKernel, HalfPath, JitOptions, StmtPath};
 use tessera_verifier::Options;
 
 /// Special f32 values: NaNs (quiet, signalling, negative, with payloads), signed zeros,
@@ -148,19 +148,30 @@ fn both(name: &str, n: i64) -> (Vec<Buffer>, Vec<Buffer>, Vec<Buffer>, bool) {
         .collect();
     let mut want = input.clone();
     run(&p, &bind, &mut want).unwrap();
-    let jit = CompiledKernel::compile(&p, &bind, &JitOptions::default()).unwrap();
     let mut got = Vec::new();
-    for threads in [1, 2] {
-        let mut g = input.clone();
-        jit.run(&mut g, threads).unwrap();
-        got.push(g);
+    let mut gemm = false;
+    // Every way of converting 16-bit floats (tiles by the CPU's instructions, tiles in
+    // software, inline), 1 and 2 threads: all the same bits.
+    for half in [HalfPath::Tiles, HalfPath::SoftwareTiles, HalfPath::Inline] {
+        let o = JitOptions {
+            half,
+            ..JitOptions::default()
+        };
+        let jit = CompiledKernel::compile(&p, &bind, &o).unwrap();
+        gemm |= jit.paths().contains(&StmtPath::Gemm);
+        for threads in [1, 2] {
+            let mut g = input.clone();
+            jit.run(&mut g, threads).unwrap();
+            got.push(g);
+        }
     }
-    assert_eq!(
-        bits_all(&got[0]),
-        bits_all(&got[1]),
-        "{name}: 1 and 2 threads differ"
-    );
-    let gemm = jit.paths().contains(&StmtPath::Gemm);
+    for g in &got[1..] {
+        assert_eq!(
+            bits_all(&got[0]),
+            bits_all(g),
+            "{name}: the paths or thread counts differ"
+        );
+    }
     (input, want, got.swap_remove(0), gemm)
 }
 

@@ -28,6 +28,7 @@
 mod convert;
 mod copy;
 mod gemm;
+mod half_tiles;
 mod index;
 mod kernel;
 mod loops;
@@ -35,7 +36,7 @@ mod nan;
 
 pub use copy::{CopyKernel, CopyMode, CopySpec};
 pub use gemm::{GemmKernel, GemmSpec};
-pub use kernel::{CompiledKernel, JitOptions, StmtPath, Times};
+pub use kernel::{CompiledKernel, HalfPath, JitOptions, StmtPath, Times};
 
 use crate::error::EmitError;
 use crate::lang::Lang;

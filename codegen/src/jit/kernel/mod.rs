@@ -9,7 +9,9 @@
 //!   from the layouts (simplified with egg, validated, invariant parts left to Cranelift's
 //!   loop-invariant code motion), four lanes at a time along the innermost index where every
 //!   access is proved contiguous or invariant along it, and the interpreter's semantics
-//!   exactly, so results are bit-identical to [`crate::kernel::run`].
+//!   exactly, so results are bit-identical to [`crate::kernel::run`]; the `f16`/`bf16`
+//!   elements a four-lane `=` loads and stores are converted a tile at a time outside the
+//!   loop ([`HalfPath::Tiles`], the CPU's F16C instructions where it has them).
 //!
 //! [`CompiledKernel::run`] checks the buffers against the cosizes and runs the statements in
 //! order, each split over threads by tiles.
@@ -63,6 +65,7 @@
 
 mod matmul;
 mod prepare;
+mod staging;
 mod stmt;
 mod value;
 
@@ -92,6 +95,8 @@ pub struct JitOptions {
     /// reordered, so results agree with the interpreter within a tolerance). Without it they
     /// are loop nests, bit-identical to the interpreter.
     pub gemm: bool,
+    /// How loop nests convert `f16` and `bf16` elements (see [`HalfPath`]).
+    pub half: HalfPath,
 }
 
 impl Default for JitOptions {
@@ -101,8 +106,28 @@ impl Default for JitOptions {
             proof_timeout_ms: 1_000,
             copy_tile: [8, 128],
             gemm: true,
+            half: HalfPath::default(),
         }
     }
+}
+
+/// How a loop nest converts the 16-bit float elements it loads and stores (every choice
+/// gives the reference interpreter's bits; they differ in speed only).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HalfPath {
+    /// In four-lane code of a plain `=`, each run of contiguous `f16`/`bf16` elements along
+    /// the innermost index is widened into an `f32` scratch tile before the loop computes, and
+    /// the target's tile narrowed after, by helpers outside Cranelift code: `f16` with the
+    /// CPU's conversion instructions (x86 F16C) where it has them, else (and `bf16` always) by
+    /// the interpreter's conversions in a compiled loop (the default).
+    #[default]
+    Tiles,
+    /// As [`HalfPath::Tiles`], but never the conversion instructions: the path a CPU without
+    /// F16C takes, forced (to test it on any CPU, and to measure it).
+    SoftwareTiles,
+    /// Every element converted where it is used, by Cranelift integer code (about 16 vector
+    /// operations per element: the path before tiles, kept for comparison).
+    Inline,
 }
 
 /// Where compilation spent its time.
@@ -174,6 +199,8 @@ pub struct CompiledKernel {
     tensors: Vec<(String, ElemType, usize)>,
     code: Vec<Code>,
     paths: Vec<StmtPath>,
+    /// Per statement, whether it converts 16-bit floats in tiles (see [`HalfPath::Tiles`]).
+    half_tiles: Vec<bool>,
     times: Times,
     /// Whether the kernel runs unproved (`--unchecked`): offsets not proved are checked, and
     /// statements run on one thread.
@@ -255,7 +282,8 @@ impl CompiledKernel {
         let unchecked = p.unchecked().is_some();
         let mut code = Vec::with_capacity(k.stmts.len());
         let mut paths = Vec::with_capacity(k.stmts.len());
-        for s in &k.stmts {
+        let mut half_tiles = vec![false; k.stmts.len()];
+        for (si, s) in k.stmts.iter().enumerate() {
             if s.outer
                 .iter()
                 .chain(&s.contraction)
@@ -299,8 +327,10 @@ impl CompiledKernel {
                     time: &mut times.proofs,
                     memo,
                 },
+                opts.half,
             )?;
             times.compile += f.compile_time;
+            half_tiles[si] = f.half_tiles;
             paths.push(StmtPath::Loop {
                 inner: k.indices[f.inner.index()].name.clone(),
                 vector: f.vector,
@@ -318,6 +348,7 @@ impl CompiledKernel {
                 .collect(),
             code,
             paths,
+            half_tiles,
             times,
             unchecked,
         })
@@ -331,6 +362,14 @@ impl CompiledKernel {
     /// How each statement was compiled, in order.
     pub fn paths(&self) -> &[StmtPath] {
         &self.paths
+    }
+
+    /// Per statement, in order, whether its loop nest converts 16-bit floats in tiles
+    /// ([`HalfPath::Tiles`] or [`HalfPath::SoftwareTiles`]) rather than element by element.
+    ///
+    /// @pre none. @post one entry per statement; `true` only for a four-lane loop nest.
+    pub fn half_tiles(&self) -> &[bool] {
+        &self.half_tiles
     }
 
     /// Whether every statement computes exactly what the reference interpreter computes, bit

@@ -4,7 +4,9 @@
 //! time along the innermost index where every access is proved contiguous or invariant along
 //! it.
 
+use super::HalfPath;
 use super::prepare::{TensorCode, apparent_step, proves_step};
+use super::staging;
 use super::value::{Along, Env, scalar_type, vectorizable_types};
 use crate::jit::loops::for_loop;
 use crate::jit::{JitError, Param, check_total, compile_returning};
@@ -36,6 +38,8 @@ pub(crate) struct LoopFn {
     pub inner: IndexId,
     /// Whether the innermost loop is vectorised.
     pub vector: bool,
+    /// Whether 16-bit floats are converted in tiles (see `super::staging`).
+    pub half_tiles: bool,
     /// Time spent in Cranelift.
     pub compile_time: Duration,
 }
@@ -132,6 +136,7 @@ pub(crate) fn compile_stmt(
     extents: &[i64],
     checked: bool,
     proofs: StepProofs<'_>,
+    half: HalfPath,
 ) -> Result<LoopFn, JitError> {
     let mut plans: Vec<Option<Plan<'_>>> = (0..tensors.len()).map(|_| None).collect();
     for a in accesses(s) {
@@ -212,6 +217,10 @@ pub(crate) fn compile_stmt(
         None
     };
     let vector = modes.is_some();
+    let staged = modes
+        .as_ref()
+        .and_then(|m| staging::plan(s, tensors, m, copy.is_some(), half));
+    let half_tiles = staged.is_some();
     let start = Instant::now();
     let (module, code) = compile_returning(
         &[Param::Ptr, Param::I64, Param::I64, Param::Ptr],
@@ -237,6 +246,7 @@ pub(crate) fn compile_stmt(
                 fail,
                 checked,
                 vector: None,
+                staged: None,
             };
             let wide = modes.clone().map(|m| Env {
                 tensors,
@@ -245,6 +255,7 @@ pub(crate) fn compile_stmt(
                 fail,
                 checked,
                 vector: Some((inner, m)),
+                staged: None,
             });
             for_loop(b, (lo, hi, 1), |b, t| {
                 // The tile's coordinates, row-major over `s.outer`.
@@ -261,8 +272,18 @@ pub(crate) fn compile_stmt(
                 }
                 nest(b, &order, &bounds, HashMap::new(), &mut |b, point, last| {
                     let (first, end) = bounds[&inner];
-                    match &wide {
-                        Some(w) => {
+                    match (&wide, &staged) {
+                        (Some(w), Some(st)) => staging::chunks(
+                            b,
+                            st,
+                            (w, &scalar),
+                            &s.target,
+                            point,
+                            last,
+                            (first, end),
+                            &mut |b, env, p| body(b, env, k, s, copy, extents, p),
+                        ),
+                        (Some(w), None) => {
                             let n = b.ins().isub(end, first);
                             let whole = b.ins().band_imm_s(n, !3);
                             let split = b.ins().iadd(first, whole);
@@ -277,7 +298,7 @@ pub(crate) fn compile_stmt(
                                 body(b, &scalar, k, s, copy, extents, &p);
                             });
                         }
-                        None => for_loop(b, (first, end, 1), |b, xs| {
+                        (None, _) => for_loop(b, (first, end, 1), |b, xs| {
                             let mut p = point.clone();
                             p.insert(last, xs);
                             body(b, &scalar, k, s, copy, extents, &p);
@@ -303,6 +324,7 @@ pub(crate) fn compile_stmt(
         tiles,
         inner,
         vector,
+        half_tiles,
         compile_time: start.elapsed(),
     })
 }

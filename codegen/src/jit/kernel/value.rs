@@ -77,9 +77,55 @@ pub(crate) struct Env<'a, 'p> {
     pub checked: bool,
     /// In four-lane code: the vectorised index and how each tensor moves along it.
     pub vector: Option<(IndexId, HashMap<usize, Along>)>,
+    /// Within a chunk of 16-bit float tiles: the scratch tiles that stand for the staged
+    /// accesses (see [`super::staging`]).
+    pub staged: Option<Staged>,
+}
+
+/// The `f32` scratch tiles of one chunk along the innermost index: a staged load reads its
+/// tile (widened before the chunk runs), a staged target's store writes its tile (narrowed
+/// after).
+#[derive(Clone)]
+pub(crate) struct Staged {
+    /// The innermost index.
+    pub inner: IndexId,
+    /// Its value at the chunk's first element.
+    pub start: Value,
+    /// Each staged load and the address of its tile.
+    pub loads: Vec<(Access, Value)>,
+    /// The target's tile, when the target is staged.
+    pub target: Option<Value>,
 }
 
 impl Env<'_, '_> {
+    /// This environment within a chunk of staged tiles.
+    pub(crate) fn with_staged(&self, staged: Staged) -> Self {
+        Env {
+            tensors: self.tensors,
+            plans: self.plans,
+            bases: self.bases.clone(),
+            fail: self.fail,
+            checked: self.checked,
+            vector: self.vector.clone(),
+            staged: Some(staged),
+        }
+    }
+
+    /// The address in its scratch tile of the element `point` of the staged `tile` (the
+    /// element's distance from the chunk's start, in `f32`s).
+    fn in_tile(&self, b: &mut FunctionBuilder<'_>, tile: Value, point: &HashMap<IndexId, Value>) -> Value {
+        let st = self.staged.as_ref().expect("a staged chunk");
+        let k = b.ins().isub(point[&st.inner], st.start);
+        let bytes = b.ins().imul_imm_s(k, 4);
+        b.ins().iadd(tile, bytes)
+    }
+
+    /// The tile standing for load `a`, if it is staged.
+    fn staged_load(&self, a: &Access) -> Option<Value> {
+        let st = self.staged.as_ref()?;
+        st.loads.iter().find(|(x, _)| x == a).map(|(_, t)| *t)
+    }
+
     /// The width of the code being built.
     pub(crate) fn width(&self) -> Width {
         if self.vector.is_some() {
@@ -109,7 +155,7 @@ impl Env<'_, '_> {
 
     /// The address of `a` at `point`, after the bounds check where one is due (`lanes`
     /// consecutive elements).
-    fn address(
+    pub(crate) fn address(
         &self,
         b: &mut FunctionBuilder<'_>,
         a: &Access,
@@ -149,6 +195,15 @@ impl Env<'_, '_> {
     ) -> Value {
         let elem = self.tensors[a.tensor.index()].elem;
         let flags = MemFlagsData::trusted();
+        if let Some(tile) = self.staged_load(a) {
+            // Widened before the chunk: f32 lanes in the scratch tile.
+            let addr = self.in_tile(b, tile, point);
+            let unaligned = MemFlagsData::new().with_notrap();
+            return match self.width() {
+                Width::Vector => b.ins().load(types::F32X4, unaligned, addr, 0),
+                Width::Scalar => b.ins().load(types::F32, unaligned, addr, 0),
+            };
+        }
         match self.along(a) {
             Some(Along::Contiguous) => {
                 let addr = self.address(b, a, point, 4);
@@ -191,6 +246,12 @@ impl Env<'_, '_> {
         let lanes = if w == Width::Vector { 4 } else { 1 };
         // A computed value: a NaN is stored as the canonical NaN (see `crate::jit::nan`).
         let x = crate::jit::nan::canonical(b, x);
+        if let Some(tile) = self.staged.as_ref().and_then(|st| st.target) {
+            // Narrowed after the chunk: f32 lanes into the scratch tile.
+            let addr = self.in_tile(b, tile, point);
+            b.ins().store(MemFlagsData::new().with_notrap(), x, addr, 0);
+            return;
+        }
         let addr = self.address(b, a, point, lanes);
         let (flags, unaligned) = (MemFlagsData::trusted(), MemFlagsData::new().with_notrap());
         match (elem, w) {
@@ -294,7 +355,19 @@ impl Env<'_, '_> {
                         (UnOp::Abs, false) => b.ins().iabs(x),
                     }
                 }
-                Op::Binary(op, x, y) => self.binary(b, *op, ty, vals[x.index()], vals[y.index()]),
+                Op::Binary(op, x, y) => {
+                    // A constant operand that is not a NaN needs no NaN test.
+                    let number = |v: crate::kernel::ValueId| {
+                        let n = &s.nodes[v.index()];
+                        match constant(&n.op, n.ty) {
+                            Some(Scalar::F32(c)) => !c.is_nan(),
+                            Some(Scalar::F64(c)) => !c.is_nan(),
+                            _ => false,
+                        }
+                    };
+                    let (xv, yv) = (vals[x.index()], vals[y.index()]);
+                    self.binary(b, *op, ty, (xv, number(*x)), (yv, number(*y)))
+                }
                 Op::Fma(x, y, z) => {
                     let (x, y, z) = (vals[x.index()], vals[y.index()], vals[z.index()]);
                     if ty.is_float() {
@@ -311,7 +384,15 @@ impl Env<'_, '_> {
         vals[s.value.index()]
     }
 
-    fn binary(&self, b: &mut FunctionBuilder<'_>, op: BinOp, ty: ElemType, x: Value, y: Value) -> Value {
+    /// `x op y` in type `ty`; each operand with whether it is a constant other than NaN.
+    fn binary(
+        &self,
+        b: &mut FunctionBuilder<'_>,
+        op: BinOp,
+        ty: ElemType,
+        (x, x_number): (Value, bool),
+        (y, y_number): (Value, bool),
+    ) -> Value {
         if ty.is_float() {
             return match op {
                 BinOp::Add => b.ins().fadd(x, y),
@@ -326,10 +407,18 @@ impl Env<'_, '_> {
                     } else {
                         b.ins().fmin(x, y)
                     };
-                    let x_nan = b.ins().fcmp(FloatCC::Unordered, x, x);
-                    let y_nan = b.ins().fcmp(FloatCC::Unordered, y, y);
-                    let r = select(b, y_nan, x, m);
-                    select(b, x_nan, y, r)
+                    let r = if y_number {
+                        m
+                    } else {
+                        let y_nan = b.ins().fcmp(FloatCC::Unordered, y, y);
+                        select(b, y_nan, x, m)
+                    };
+                    if x_number {
+                        r
+                    } else {
+                        let x_nan = b.ins().fcmp(FloatCC::Unordered, x, x);
+                        select(b, x_nan, y, r)
+                    }
                 }
             };
         }
