@@ -79,6 +79,11 @@ holds exactly the question asked, for this very executable (another build reads 
 only facts are kept (proofs, validated rewrites), never an unknown. Output is the same with and
 without it.
 
+f16 and bf16 elements are converted a tile at a time outside the compiled loop (x86's F16C
+instructions where the CPU has them); TESSERA_HALF_PATH=software forces the software conversion
+a CPU without F16C uses, and =inline the element-by-element conversion in compiled code, to
+measure them side by side. Every path gives the reference interpreter's bits.
+
 --target ptx-sim runs the kernel's PTX (sm_80, as tessera build writes it) in Tessera's PTX
 interpreter on the same inputs (same --input, --out and --verify semantics; --verify compares
 with the reference interpreter bit for bit, the targets of a float += with a contraction within

@@ -113,6 +113,14 @@ impl Default for JitOptions {
 
 /// How a loop nest converts the 16-bit float elements it loads and stores (every choice
 /// gives the reference interpreter's bits; they differ in speed only).
+///
+/// ```
+/// use tessera_codegen::{HalfPath, JitOptions};
+/// assert_eq!(JitOptions::default().half, HalfPath::Tiles);
+/// // The path before tiles, e.g. to measure both in one run:
+/// let inline = JitOptions { half: HalfPath::Inline, ..JitOptions::default() };
+/// assert_ne!(inline.half, HalfPath::default());
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum HalfPath {
     /// In four-lane code of a plain `=`, each run of contiguous `f16`/`bf16` elements along
@@ -368,6 +376,24 @@ impl CompiledKernel {
     /// ([`HalfPath::Tiles`] or [`HalfPath::SoftwareTiles`]) rather than element by element.
     ///
     /// @pre none. @post one entry per statement; `true` only for a four-lane loop nest.
+    ///
+    /// ```
+    /// # use std::collections::HashMap;
+    /// # use std::sync::Arc;
+    /// # use tessera_codegen::kernel::*;
+    /// # use tessera_codegen::{CompiledKernel, JitOptions};
+    /// # use tessera_ir::sym::Facts;
+    /// # use tessera_verifier::{Func, Options};
+    /// let layout = Func::parse("8:1", &Arc::new(Facts::default())).unwrap();
+    /// let Func::Layout(l) = &layout else { unreachable!() };
+    /// let t = Tensor { name: "x".into(), elem: ElemType::F16, dims: vec![l.size().unwrap()],
+    ///     cosize: l.cosize().unwrap(), layout: layout.clone() };
+    /// let k = Kernel { name: "k".into(), tensors: vec![t], indices: vec![], tiles: vec![],
+    ///     threads: vec![], stages: vec![], vector: None, stmts: vec![] };
+    /// let p = Proved::check(k, &Options::default(), false).unwrap();
+    /// let jit = CompiledKernel::compile(&p, &HashMap::new(), &JitOptions::default()).unwrap();
+    /// assert_eq!(jit.half_tiles().len(), jit.paths().len()); // one per statement (none here)
+    /// ```
     pub fn half_tiles(&self) -> &[bool] {
         &self.half_tiles
     }
