@@ -43,27 +43,10 @@ impl fmt::Debug for Profile {
     }
 }
 
-/// [`Profile::mode_spans`] of a profile's prefix tokens (borrowed: a sub-profile is a slice of
-/// its parent's tokens, so the algebra walks nested modes without copying them).
-pub(crate) fn mode_spans_of(toks: &[u32]) -> SmallVec<[(Range<usize>, Range<usize>); 8]> {
-    let mut out = SmallVec::new();
-    if toks.first().is_none_or(|&t| t == LEAF) {
-        out.push((0..1, 0..1));
-        return out;
-    }
-    let n = (toks[0] - 1) as usize;
-    let (mut pos, mut leaf) = (1usize, 0usize);
-    for _ in 0..n {
-        let (end, nl) = subtree(toks, pos);
-        out.push((pos..end, leaf..leaf + nl));
-        pos = end;
-        leaf += nl;
-    }
-    out
-}
-
-/// The spans of [`mode_spans_of`] one at a time, without collecting them (`n` of them: see
-/// [`ModeSpans::len`]).
+/// The token and leaf ranges of each top-level mode of a profile's prefix tokens, one at a
+/// time (borrowed: a sub-profile is a slice of its parent's tokens, so the algebra walks nested
+/// modes without copying or collecting them); [`ModeSpans::len`] of them. A leaf (or no token)
+/// has itself as its only mode.
 pub(crate) struct ModeSpans<'a> {
     toks: &'a [u32],
     /// Modes left to yield.
@@ -73,7 +56,7 @@ pub(crate) struct ModeSpans<'a> {
     leaf: usize,
 }
 
-/// [`mode_spans_of`] as an iterator.
+/// The [`ModeSpans`] of the prefix tokens `toks`.
 pub(crate) fn mode_spans_iter(toks: &[u32]) -> ModeSpans<'_> {
     let left = match toks.first() {
         None | Some(&LEAF) => 1,
@@ -203,7 +186,7 @@ impl Profile {
 
     /// Token and leaf ranges of each top-level mode. A leaf has itself as its only mode.
     pub fn mode_spans(&self) -> SmallVec<[(Range<usize>, Range<usize>); 8]> {
-        mode_spans_of(&self.0)
+        mode_spans_iter(&self.0).collect()
     }
 
     /// The profile of mode `i`, with its leaf range.
@@ -632,28 +615,37 @@ mod tests {
     use super::*;
     use crate::parse_int_tuple;
 
-    /// The iterator yields the spans that [`mode_spans_of`] collects, and knows their number.
+    /// The iterator yields, in order, each mode's tokens and leaves (checked against the
+    /// modes written out by hand), and knows their number; a leaf and no token are their own
+    /// single mode.
     #[test]
-    fn mode_spans_iter_matches_mode_spans_of() {
-        for src in [
-            "7",
-            "()",
-            "(3)",
-            "(2,3)",
-            "((2,2),3)",
-            "(1,(2,(3,4)),5,())",
-            "((((1))))",
+    fn mode_spans_iter_walks_the_modes() {
+        for (src, want) in [
+            ("(3)", &["3"][..]),
+            ("(2,3)", &["2", "3"]),
+            ("((2,2),3)", &["(2,2)", "3"]),
+            ("(1,(2,(3,4)),5,())", &["1", "(2,(3,4))", "5", "()"]),
+            ("((((1))))", &["(((1)))"]),
+            (
+                "(((2,3),(4)),1,(5,(6,7,8)))",
+                &["((2,3),(4))", "1", "(5,(6,7,8))"],
+            ),
+            ("()", &[]),
         ] {
             let t = parse_int_tuple(src).unwrap();
             let toks = t.profile().tokens();
             let it = mode_spans_iter(toks);
-            assert_eq!(it.len(), t.rank(), "{src}");
-            let got: Vec<_> = it.collect();
-            assert_eq!(got.as_slice(), mode_spans_of(toks).as_slice(), "{src}");
+            assert_eq!(it.len(), want.len(), "{src}");
+            let got: Vec<String> = it
+                .map(|(ts, ls)| HTuple::from_raw(toks[ts].into(), t.leaves()[ls].into()).to_string())
+                .collect();
+            assert_eq!(got, want, "{src}");
         }
+        let leaf = parse_int_tuple("7").unwrap();
         assert_eq!(
-            mode_spans_iter(&[]).collect::<Vec<_>>(),
-            mode_spans_of(&[]).to_vec()
+            mode_spans_iter(leaf.profile().tokens()).collect::<Vec<_>>(),
+            vec![(0..1, 0..1)]
         );
+        assert_eq!(mode_spans_iter(&[]).collect::<Vec<_>>(), vec![(0..1, 0..1)]);
     }
 }
