@@ -20,7 +20,9 @@ use super::value::{Along, Env, Staged};
 use crate::jit::half_tiles::Routine;
 use crate::jit::loops::for_loop;
 use crate::kernel::{Access, ElemType, IndexId, Op, Stmt, StoreKind};
-use cranelift_codegen::ir::{AbiParam, InstBuilder, Signature, StackSlotData, StackSlotKind, Value, types};
+use cranelift_codegen::ir::{
+    AbiParam, InstBuilder, SigRef, Signature, StackSlotData, StackSlotKind, Value, types,
+};
 use cranelift_frontend::FunctionBuilder;
 use std::collections::HashMap;
 
@@ -106,6 +108,7 @@ pub(crate) fn chunks(
         ))
     };
     let load_slots: Vec<_> = st.loads.iter().map(|_| slot(b)).collect();
+    let helper = helper_signature(b);
     let target_slot = st.target.map(|_| slot(b));
     for_loop(b, (first, end, CHUNK), |b, c| {
         let cap = b.ins().iadd_imm_s(c, CHUNK);
@@ -117,7 +120,7 @@ pub(crate) fn chunks(
         for ((a, r), s) in st.loads.iter().zip(&load_slots) {
             let tile = b.ins().stack_addr(types::I64, *s, 0);
             let src = wide.address(b, a, &p, 1);
-            call(b, r.widen_fn() as usize, [src, tile, n]);
+            call(b, helper, r.widen_fn() as usize, [src, tile, n]);
             loads.push((a.clone(), tile));
         }
         let target_tile = target_slot.map(|s| b.ins().stack_addr(types::I64, s, 0));
@@ -142,17 +145,21 @@ pub(crate) fn chunks(
         });
         if let (Some(r), Some(tile)) = (st.target, target_tile) {
             let dst = wide.address(b, target, &p, 1);
-            call(b, r.narrow_fn() as usize, [tile, dst, n]);
+            call(b, helper, r.narrow_fn() as usize, [tile, dst, n]);
         }
     });
 }
 
-/// A call of the helper at address `f` with three 64-bit arguments, in the platform's C
-/// calling convention (the compiled function's own).
-fn call(b: &mut FunctionBuilder<'_>, f: usize, args: [Value; 3]) {
+/// The helpers' signature, three 64-bit arguments in the platform's C calling convention (the
+/// compiled function's own), imported once into the function.
+fn helper_signature(b: &mut FunctionBuilder<'_>) -> SigRef {
     let mut sig = Signature::new(b.func.signature.call_conv);
     sig.params.extend([AbiParam::new(types::I64); 3]);
-    let sig = b.import_signature(sig);
+    b.import_signature(sig)
+}
+
+/// A call of the helper at address `f`, of signature `sig` ([`helper_signature`]).
+fn call(b: &mut FunctionBuilder<'_>, sig: SigRef, f: usize, args: [Value; 3]) {
     let callee = b.ins().iconst(types::I64, f as i64);
     b.ins().call_indirect(sig, callee, &args);
 }
