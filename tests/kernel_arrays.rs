@@ -321,7 +321,10 @@ fn bind_messages_name_the_fact_and_refuse_unknown_names() {
 #[test]
 fn unchecked_colliding_writes_keep_the_interpreters_order() {
     let d = dir("unchecked");
-    // y's offsets i + (M-1) j collide at M-1; the short timeout leaves the proof unknown.
+    // y's offsets i + (M-1) j collide at M-1; the 1 ms limit leaves the proof unknown. The
+    // refutation enumerates M points before the first collision (about 8 ms at M = 10^6 on the
+    // project's machine, debug build): M at its bound and a limit of 1 ms keep a margin of some
+    // 16x on a faster machine (a 10 ms limit refuted there on an idle machine).
     let k = file(
         &d,
         "k.tess",
@@ -334,9 +337,9 @@ fn unchecked_colliding_writes_keep_the_interpreters_order() {
         "--kernel",
         "k",
         "--bind",
-        "M=1000001",
+        "M=2000000",
         "--timeout",
-        "0.01",
+        "0.001",
         "--unchecked",
         "--verify",
         "--threads",
