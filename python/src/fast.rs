@@ -77,22 +77,11 @@ fn int_tuple_of(obj: &Bound<'_, PyAny>) -> Option<HTuple<i64>> {
     None
 }
 
-/// Whether `l` is nested deeper than [`ir::text::MAX_DEPTH`] (`Value::layout_depth`'s rule).
-/// A shape is at most as deep as its profile has tokens, and an integer or `F2` stride adds
-/// at most one level: the exact walk is needed only for long profiles or coordinate strides.
-fn too_deep(l: &ir::Layout<i64>) -> bool {
-    let short = l.shape().profile().tokens().len() < ir::text::MAX_DEPTH;
-    if short && l.stride().leaves().iter().all(|d| !matches!(d, Stride::Basis(_))) {
-        return false;
-    }
-    Value::layout_depth(l) > ir::text::MAX_DEPTH
-}
-
 /// A computed layout as a new `Layout` object, under the depth limit every result meets
 /// (`Value::check_depth`'s, checked on the layout in place: no move through a `Value`).
 fn wrap(py: Python<'_>, r: ir::Result<ir::Layout<i64>>) -> Option<PyResult<Py<PyAny>>> {
     let l = r.ok()?;
-    if too_deep(&l) {
+    if lang::fast::too_deep(&l) {
         return None;
     }
     Some(Py::new(py, Layout::of(l)).map(Py::into_any))
