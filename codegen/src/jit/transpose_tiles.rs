@@ -226,7 +226,7 @@ mod x86 {
         let (rows, cols, ss, ds) = (rows as usize, cols as usize, ss as isize, ds as isize);
         // Every row starts at the same offset within a line when the rows' distance is a
         // multiple of 64 bytes; peel the columns before the first line boundary.
-        let lines_align = (ds * 4) % 64 == 0 && (d as usize) % 4 == 0;
+        let lines_align = (ds * 4) % 64 == 0 && (d as usize).is_multiple_of(4);
         let stream = stream && lines_align;
         let head = if stream {
             ((64 - (d as usize) % 64) % 64 / 4).min(cols)
