@@ -70,7 +70,7 @@ mod stmt;
 mod value;
 
 use super::JitError;
-use super::copy::{CopyKernel, CopyMode, CopySpec};
+use super::copy::{CopyKernel, CopyMode, CopySpec, TransposePath};
 use super::gemm::GemmKernel;
 use crate::kernel::{Buffer, Cells, ElemType, Proved, RunError, check_bindings};
 use crate::memo::{Memo, NoMemo};
@@ -97,6 +97,8 @@ pub struct JitOptions {
     pub gemm: bool,
     /// How loop nests convert `f16` and `bf16` elements (see [`HalfPath`]).
     pub half: HalfPath,
+    /// How rank-2 copies move a transpose of 4-byte elements (see [`TransposePath`]).
+    pub transpose: TransposePath,
 }
 
 impl Default for JitOptions {
@@ -107,6 +109,7 @@ impl Default for JitOptions {
             copy_tile: [8, 128],
             gemm: true,
             half: HalfPath::default(),
+            transpose: TransposePath::default(),
         }
     }
 }
@@ -619,7 +622,7 @@ fn copy_kernel(
         tile,
     };
     let start = Instant::now();
-    let c = CopyKernel::compile_memo(&spec, memo).ok()?;
+    let c = CopyKernel::compile_path(&spec, memo, opts.transpose).ok()?;
     let total = start.elapsed();
     times.proofs += c.proof_time();
     times.compile += total.saturating_sub(c.proof_time());
