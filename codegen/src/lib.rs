@@ -47,8 +47,8 @@ mod signature;
 pub use error::EmitError;
 pub use int64_fit::fit_int64;
 pub use jit::{
-    CompiledKernel, CopyKernel, CopyMode, CopySpec, GemmKernel, GemmSpec, HalfPath, IndexFn, JitError,
-    JitOptions, StmtPath, Times,
+    CompiledKernel, CopyKernel, CopyMode, CopySpec, GemmKernel, GemmMicro, GemmSpec, HalfPath, IndexFn,
+    JitError, JitOptions, StmtPath, Times,
 };
 pub use lang::Lang;
 pub use memo::{Memo, NoMemo};

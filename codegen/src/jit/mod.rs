@@ -35,7 +35,7 @@ mod loops;
 mod nan;
 
 pub use copy::{CopyKernel, CopyMode, CopySpec};
-pub use gemm::{GemmKernel, GemmSpec};
+pub use gemm::{GemmKernel, GemmMicro, GemmSpec};
 pub use kernel::{CompiledKernel, HalfPath, JitOptions, StmtPath, Times};
 
 use crate::error::EmitError;
