@@ -1,13 +1,15 @@
 //! Transpose of a 4096 x 4096 f32 matrix, column-major to row-major: the JIT-compiled copy
 //! (`tessera_codegen::CopyKernel`, index code lowered from the two layouts and simplified) on 1
-//! and 2 threads, against `memcpy` of the same bytes, a naive and a 32 x 32 blocked Rust loop,
+//! and 2 threads, by the AVX2 band helper where the CPU has it (`jit`; `jit_stream` and
+//! `jit_cached` with streaming stores forced on and off) and by Cranelift's in-register 4 x 4
+//! transposes (`jit_registers`, the path before the helper), against `memcpy` of the same bytes, a naive and a 32 x 32 blocked Rust loop,
 //! ndarray's `as_standard_layout` and the views' `contiguous(RowMajor)`, in the same run. Prints GB/s (bytes read + written) and
 //! the JIT compile time first.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group};
 use std::hint::black_box;
 use std::time::Duration;
-use tessera::codegen::{CopyKernel, CopySpec};
+use tessera::codegen::{CopyKernel, CopySpec, NoMemo, TransposePath};
 use tessera::ir::index::{Var, lower_modes};
 use tessera::ir::parse_layout;
 use tessera::ir::simplify::{Domain, Limits, simplify};
@@ -15,6 +17,10 @@ use tessera::ir::simplify::{Domain, Limits, simplify};
 const N: usize = 4096;
 
 fn kernel(tile: [i64; 2]) -> CopyKernel {
+    kernel_path(tile, TransposePath::Auto)
+}
+
+fn kernel_path(tile: [i64; 2], path: TransposePath) -> CopyKernel {
     let lower = |s: &str| {
         let e = lower_modes(&parse_layout(s).unwrap()).unwrap();
         let mut d = Domain::default();
@@ -24,14 +30,14 @@ fn kernel(tile: [i64; 2]) -> CopyKernel {
     };
     let src = lower(&format!("({N},{N}):(1,{N})"));
     let dst = lower(&format!("({N},{N}):({N},1)"));
-    CopyKernel::compile(&CopySpec {
+    let spec = CopySpec {
         src,
         dst,
         extents: [N as i64; 2],
         elem_bytes: 4,
         tile,
-    })
-    .unwrap()
+    };
+    CopyKernel::compile_path(&spec, &NoMemo, path).unwrap()
 }
 
 fn naive(src: &[f32], dst: &mut [f32]) {
@@ -67,11 +73,20 @@ fn bench(c: &mut Criterion) {
         })
         .unwrap_or([8, 128]);
     let k = kernel(tile);
-    // The JIT's result is the transpose.
-    k.run(&src, &mut dst, 2).unwrap();
+    let paths = [
+        ("jit_registers", TransposePath::Registers),
+        ("jit_stream", TransposePath::Stream),
+        ("jit_cached", TransposePath::Cached),
+    ];
+    let others: Vec<(&str, CopyKernel)> = paths.iter().map(|(n, p)| (*n, kernel_path(tile, *p))).collect();
+    // Each JIT's result is the transpose.
     let mut want = vec![0f32; N * N];
     naive(&src, &mut want);
-    assert!(dst == want);
+    for k in std::iter::once(&k).chain(others.iter().map(|(_, k)| k)) {
+        dst.fill(0.0);
+        k.run(&src, &mut dst, 2).unwrap();
+        assert!(dst == want, "{:?}", k.mode());
+    }
     let ks: Vec<CopyKernel> = (0..21).map(|_| kernel(tile)).collect();
     let median = |mut v: Vec<Duration>| {
         v.sort();
@@ -92,6 +107,11 @@ fn bench(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("jit", threads), &threads, |b, &t| {
             b.iter(|| k.run(black_box(&src), &mut dst, t).unwrap())
         });
+        for (name, k) in &others {
+            g.bench_with_input(BenchmarkId::new(*name, threads), &threads, |b, &t| {
+                b.iter(|| k.run(black_box(&src), &mut dst, t).unwrap())
+            });
+        }
     }
     g.bench_function("naive loop", |b| b.iter(|| naive(black_box(&src), &mut dst)));
     g.bench_function("blocked loop 32x32", |b| {

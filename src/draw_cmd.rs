@@ -73,39 +73,40 @@ impl Format {
 }
 
 /// The arguments of `tessera draw` (its command line).
-#[derive(Clone, Debug, Default, clap::Args)]
+#[derive(Clone, Debug, Default)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct DrawArgs {
     /// The layout, e.g. 'Sw<3,3,3> o (8,64):(64,1)'; with --banks, the keywords elem=BYTES
     /// access=BYTES (as for `prove bank_conflict_free`).
     pub args: Vec<String>,
     /// Write the picture to FILE (default: stdout).
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    #[cfg_attr(feature = "cli", arg(short = 'o', long = "output", value_name = "FILE"))]
     pub output: Option<String>,
     /// svg, tex, png or html (default: the extension of -o, else svg).
-    #[arg(long, value_name = "FORMAT")]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "FORMAT"))]
     pub format: Option<String>,
     /// The colouring: index (grey by offset % 8, the default), bank (bank32), bank8,
     /// bank16, thread (tid % 8, the default with --tv), value, warp, white.
-    #[arg(long, value_name = "COLORING")]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "COLORING"))]
     pub color: Option<String>,
     /// A thread-value layout (threads, values) to draw over its tile, or the accesses of
     /// a bank question.
-    #[arg(long, value_name = "TV")]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "TV"))]
     pub tv: Option<String>,
     /// The (M,N) tile the thread-value layout's offsets fold into (column-major).
-    #[arg(long, value_name = "(M,N)")]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "(M,N)"))]
     pub tile: Option<String>,
     /// The shared-memory layout of a bank question (with --tv and elem=, access=).
-    #[arg(long, value_name = "SMEM")]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "SMEM"))]
     pub banks: Option<String>,
     /// Threads whose elements a bank picture outlines heavily, e.g. 0,8.
-    #[arg(long, value_name = "T,..", value_delimiter = ',')]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "T,..", value_delimiter = ','))]
     pub highlight: Vec<i64>,
     /// Declare symbolic parameters (as for eval).
-    #[arg(long = "param", value_name = "DECL")]
+    #[cfg_attr(feature = "cli", arg(long = "param", value_name = "DECL"))]
     pub params: Vec<String>,
     /// Substitute a value for a parameter (every parameter must be bound to draw).
-    #[arg(long = "bind", value_name = "NAME=VALUE")]
+    #[cfg_attr(feature = "cli", arg(long = "bind", value_name = "NAME=VALUE"))]
     pub binds: Vec<String>,
 }
 

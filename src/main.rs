@@ -11,6 +11,7 @@ mod flag_conventions;
 
 /// mimalloc: a line of `eval --batch` makes a handful of short-lived allocations, which it
 /// serves in about half the instructions of the system allocator.
+#[cfg(feature = "mimalloc")]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -11,7 +11,7 @@ use crate::npy;
 use half::{bf16, f16};
 use std::collections::HashMap;
 use tessera_codegen::kernel::{Buffer, ElemType, Kernel, Proved, params_of, run};
-use tessera_codegen::{CompiledKernel, GemmMicro, HalfPath, JitOptions, Memo, NoMemo};
+use tessera_codegen::{CompiledKernel, GemmMicro, HalfPath, JitOptions, Memo, NoMemo, TransposePath};
 use tessera_verifier::{Options, Property, Verdict};
 
 /// The long help of `tessera run`.
@@ -89,6 +89,13 @@ An f32 matrix product multiplies its packed panels with the widest micro-kernel 
 are compiled through the layouts on every choice); TESSERA_GEMM_MICRO=avx512, avx2 or cranelift
 picks one (a CPU without it runs the Cranelift kernel), to measure them side by side. Every
 choice gives the same bits.
+
+A transpose of 4-byte elements into a target of 4 MiB or more (the source contiguous along one
+index, the target along the other, each with a constant step along the other, all proved) is
+moved in bands by a helper compiled for AVX2, with streaming stores, where the CPU has AVX2;
+TESSERA_TRANSPOSE_PATH=stream or =cached takes the helper at any size, with streaming stores or
+without, and =registers the 4 x 4 in-register transposes of compiled code (the path without
+AVX2 and for smaller targets), to measure them side by side. Every path copies the same bits.
 
 --target ptx-sim runs the kernel's PTX (sm_80, as tessera build writes it) in Tessera's PTX
 interpreter on the same inputs (same --input, --out and --verify semantics; --verify compares
@@ -278,6 +285,28 @@ fn half_path() -> Result<HalfPath, String> {
         "inline" => Ok(HalfPath::Inline),
         other => Err(format!(
             "{HALF_PATH_ENV}={other:?}: expected tiles, software or inline"
+        )),
+    }
+}
+
+/// The variable that picks how the JIT moves a transpose of 4-byte elements
+/// ([`TransposePath`]), to measure the ways side by side: `auto` (the default: the AVX2 helper
+/// with streaming stores for a result of 4 MiB or more where the CPU has AVX2), `stream` (the
+/// helper at any size, streaming), `cached` (the helper, never streaming) or `registers`
+/// (Cranelift's 4 x 4 transposes). Results are the same bits on every way.
+pub const TRANSPOSE_PATH_ENV: &str = "TESSERA_TRANSPOSE_PATH";
+
+/// The [`TransposePath`] `TESSERA_TRANSPOSE_PATH` names (unset or empty: the default).
+///
+/// @pre none. @post an error naming the variable and the accepted values for any other text.
+fn transpose_path() -> Result<TransposePath, String> {
+    match std::env::var(TRANSPOSE_PATH_ENV).unwrap_or_default().as_str() {
+        "" | "auto" => Ok(TransposePath::Auto),
+        "stream" => Ok(TransposePath::Stream),
+        "cached" => Ok(TransposePath::Cached),
+        "registers" => Ok(TransposePath::Registers),
+        other => Err(format!(
+            "{TRANSPOSE_PATH_ENV}={other:?}: expected auto, stream, cached or registers"
         )),
     }
 }
@@ -532,13 +561,14 @@ pub fn run_kernel(a: &RunArgs<'_>) -> i32 {
         "the reference interpreter".to_string()
     } else {
         let compile_start = std::time::Instant::now();
-        let opts = match (half_path(), gemm_micro()) {
-            (Ok(half), Ok(gemm_micro)) => JitOptions {
+        let opts = match (half_path(), transpose_path(), gemm_micro()) {
+            (Ok(half), Ok(transpose), Ok(gemm_micro)) => JitOptions {
                 half,
+                transpose,
                 gemm_micro,
                 ..JitOptions::default()
             },
-            (Err(e), _) | (_, Err(e)) => return bad(e),
+            (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return bad(e),
         };
         let jit = match CompiledKernel::compile_memo(&proved, &bindings, &opts, memo) {
             Ok(j) => j,

@@ -58,30 +58,31 @@ EXAMPLES
 ";
 
 /// The arguments of `tessera suggest` (its command line).
-#[derive(Clone, Debug, Default, clap::Args)]
+#[derive(Clone, Debug, Default)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct SuggestArgs {
     /// The plain shared-memory layout, e.g. '(32,32):(32,1)', or a let name of --file.
     pub smem: String,
     /// An access pattern: a thread-value layout and the keywords elem=BYTES access=BYTES
     /// (repeat for each pattern); each keyword belongs to the layout before it.
-    #[arg(long = "access", value_name = "TV [elem=E] [access=W]", num_args = 1..=3, required_unless_present = "copy")]
+    #[cfg_attr(feature = "cli", arg(long = "access", value_name = "TV [elem=E] [access=W]", num_args = 1..=3, required_unless_present = "copy"))]
     pub access: Vec<String>,
     /// A tiled copy (`make_tiled_copy_A(copy_atom(SM75_U32x4_LDSM_N, 16), T)`...) whose atom
     /// gives its accesses, as in bank_conflict_free(SMEM, TILED_COPY) (repeatable).
-    #[arg(long = "copy", value_name = "TILED_COPY")]
+    #[cfg_attr(feature = "cli", arg(long = "copy", value_name = "TILED_COPY"))]
     pub copy: Vec<String>,
     /// A check file whose let names SMEM and TV may use.
-    #[arg(long, value_name = "FILE")]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "FILE"))]
     pub file: Option<String>,
     /// Print the result as JSON.
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub json: bool,
     /// How many of the best candidates to print and prove (1 to 100).
-    #[arg(long, value_name = "K", default_value_t = 5)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "K", default_value_t = 5))]
     pub top: usize,
     /// Time limit of each proof (500ms, 2s, 1m; a bare number is seconds); past it the proof
     /// is unknown.
-    #[arg(long, value_name = "DURATION", default_value = "60", value_parser = crate::duration::parse_seconds)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "DURATION", default_value = "60", value_parser = crate::duration::parse_seconds))]
     pub timeout: f64,
 }
 

@@ -48,7 +48,7 @@ pub use error::EmitError;
 pub use int64_fit::fit_int64;
 pub use jit::{
     CompiledKernel, CopyKernel, CopyMode, CopySpec, GemmKernel, GemmMicro, GemmSpec, HalfPath, IndexFn,
-    JitError, JitOptions, StmtPath, Times,
+    JitError, JitOptions, STREAM_MIN_BYTES, StmtPath, Times, TransposePath,
 };
 pub use lang::Lang;
 pub use memo::{Memo, NoMemo};

@@ -8,20 +8,39 @@ use crate::*;
 /// `A` (`src/lang/builtins/algebra.rs`).
 pub(crate) type TilerFn = fn(&ir::Layout<i64>, &Tiler<i64>) -> ir::Result<ir::Layout<i64>>;
 
-/// [`TilerFn`] of the built-in `name`, if it is a tiler built-in.
-pub(crate) fn tiler_fn(name: &str) -> Option<TilerFn> {
-    Some(match name {
-        "composition" => alg::composition_tiler,
-        "logical_divide" => alg::logical_divide,
-        "zipped_divide" => alg::zipped_divide,
-        "tiled_divide" => alg::tiled_divide,
-        "flat_divide" => alg::flat_divide,
-        "logical_product" => alg::logical_product,
-        "zipped_product" => alg::zipped_product,
-        "tiled_product" => alg::tiled_product,
-        "flat_product" => alg::flat_product,
-        _ => return None,
-    })
+/// A tiler built-in's function on a tiler read in place, where the algebra has one (the same
+/// result and error as its [`TilerFn`] on the tiler built).
+pub(crate) type ViewFn = fn(&ir::Layout<i64>, &TilerView<'_, i64>) -> ir::Result<ir::Layout<i64>>;
+
+/// The fast path of a built-in (`fast.rs`): its first argument, and its second if given.
+pub(crate) type FastFn =
+    for<'py> fn(Python<'py>, &Bound<'py, PyAny>, Option<&Bound<'py, PyAny>>) -> Option<PyResult<Py<PyAny>>>;
+
+/// A built-in with a fast path: `fast` when the call gives one or two positional arguments
+/// and no keywords; otherwise, or when the fast path declines, the general path
+/// ([`call_builtin`]), which gives the canonical answer or error.
+pub(crate) fn call_fast(
+    name: &str,
+    kws: &[&str],
+    fast: FastFn,
+    args: &Bound<'_, PyTuple>,
+    kwargs: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Py<PyAny>> {
+    let py = args.py();
+    if kwargs.is_none()
+        && let n @ 1..=2 = args.len()
+        && let Ok(a) = args.get_borrowed_item(0)
+    {
+        let b = if n == 2 {
+            args.get_borrowed_item(1).ok()
+        } else {
+            None
+        };
+        if let Some(r) = fast(py, &a, b.as_deref()) {
+            return r;
+        }
+    }
+    call_builtin(py, name, kws, args, kwargs)
 }
 
 /// Calls Tessera's built-in `name` with the positional arguments, and keyword arguments named
@@ -33,11 +52,6 @@ pub(crate) fn call_builtin(
     args: &Bound<'_, PyTuple>,
     kwargs: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Py<PyAny>> {
-    if kwargs.is_none()
-        && let Some(r) = fast_call(py, name, args)
-    {
-        return r;
-    }
     let mut objs: Vec<Option<Bound<'_, PyAny>>> = args.iter().map(Some).collect();
     if let Some(kw) = kwargs {
         for (k, v) in kw.iter() {
@@ -90,6 +104,63 @@ pub(crate) fn call_builtin(
     )
 }
 
+/// Declares one Python function per built-in with a fast path: `name (argument names) "text
+/// signature" "doc" => fast path;`, called with its path directly (no lookup by name).
+///
+/// Here and in [`builtins!`], a function takes exactly `(*args, **kwargs)` (no `py`
+/// parameter): pyo3 then hands over the call's argument tuple as it is, where any other
+/// parameter list makes it copy the tuple (a slice) on every call.
+macro_rules! fast_builtins {
+    ($( $name:ident ( $($kw:literal),* ) $sig:literal $doc:literal => $fast:expr ; )*) => {
+        /// The module's functions with a fast path (`fast.rs`).
+        mod fast_fns {
+            use super::*;
+            $(
+                #[doc = $doc]
+                #[pyfunction]
+                #[pyo3(signature = (*args, **kwargs), text_signature = $sig)]
+                pub fn $name(
+                    args: &Bound<'_, PyTuple>,
+                    kwargs: Option<&Bound<'_, PyDict>>,
+                ) -> PyResult<Py<PyAny>> {
+                    call_fast(stringify!($name), &[$($kw),*], $fast, args, kwargs)
+                }
+            )*
+        }
+
+        /// Adds every fast built-in's function to the module.
+        pub(crate) fn add_fast_builtins(m: &Bound<'_, PyModule>) -> PyResult<()> {
+            $( m.add_function(wrap_pyfunction!(fast_fns::$name, m)?)?; )*
+            Ok(())
+        }
+    };
+}
+
+fast_builtins! {
+    coalesce("A", "profile") "(A, profile=None)" "The simplest layout of the same function as A: R(i) == A(i), depth(R) <= 1. With a profile (a tuple), each mode is coalesced on its own."
+        => coalesce_call;
+    composition("A", "B") "(A, B)" "A o B: R(i) == A(B(i)) for every i below size(B), compatible(B, R). B may be a tiler: a tuple of layouts, ints (n:1) or None (the whole mode)."
+        => |py, a, b| tiler_call(py, alg::composition_tiler, Some(alg::composition_view), a, b);
+    complement("A", "cotarget|max_idx|extend") "(A, cotarget=None)" "The ordered layout that fills A's holes: disjoint from A, extended to cover the cotarget (a shape or an int) when one is given. `max_idx=` (CUTLASS PyCuTe's name) and `extend=` are accepted too."
+        => complement_call;
+    logical_divide("A", "tiler") "(A, tiler)" "A o (B, complement(B, size(A))): mode 0 is the tile B, mode 1 the layout of the tiles. The tiler is a layout, an int, or a tuple of them (None: the whole mode)."
+        => |py, a, b| tiler_call(py, alg::logical_divide, Some(alg::logical_divide_view), a, b);
+    zipped_divide("A", "tiler") "(A, tiler)" "logical_divide with the tiles of every mode gathered: ((tile), (rest))."
+        => |py, a, b| tiler_call(py, alg::zipped_divide, None, a, b);
+    tiled_divide("A", "tiler") "(A, tiler)" "logical_divide as ((tile), rest0, rest1, ...)."
+        => |py, a, b| tiler_call(py, alg::tiled_divide, None, a, b);
+    flat_divide("A", "tiler") "(A, tiler)" "logical_divide as (tile0, tile1, ..., rest0, rest1, ...)."
+        => |py, a, b| tiler_call(py, alg::flat_divide, None, a, b);
+    logical_product("A", "tiler") "(A, tiler)" "(A, complement(A) o B): a copy of A at every position of B."
+        => |py, a, b| tiler_call(py, alg::logical_product, None, a, b);
+    zipped_product("A", "tiler") "(A, tiler)" "logical_product gathered by mode: ((A modes), (grid modes))."
+        => |py, a, b| tiler_call(py, alg::zipped_product, None, a, b);
+    tiled_product("A", "tiler") "(A, tiler)" "logical_product as ((A), grid0, grid1, ...)."
+        => |py, a, b| tiler_call(py, alg::tiled_product, None, a, b);
+    flat_product("A", "tiler") "(A, tiler)" "logical_product as (A0, A1, ..., grid0, grid1, ...)."
+        => |py, a, b| tiler_call(py, alg::flat_product, None, a, b);
+}
+
 /// Declares one Python function per built-in: `name (argument names) "text signature" "doc"`.
 macro_rules! builtins {
     ($( $name:ident ( $($kw:literal),* ) $sig:literal $doc:literal ; )*) => {
@@ -103,11 +174,10 @@ macro_rules! builtins {
                 #[pyfunction]
                 #[pyo3(signature = (*args, **kwargs), text_signature = $sig)]
                 pub fn $name(
-                    py: Python<'_>,
                     args: &Bound<'_, PyTuple>,
                     kwargs: Option<&Bound<'_, PyDict>>,
                 ) -> PyResult<Py<PyAny>> {
-                    call_builtin(py, stringify!($name), &[$($kw),*], args, kwargs)
+                    call_builtin(args.py(), stringify!($name), &[$($kw),*], args, kwargs)
                 }
             )*
         }
@@ -122,19 +192,8 @@ macro_rules! builtins {
 
 builtins! {
     // The algebra.
-    coalesce("A", "profile") "(A, profile=None)" "The simplest layout of the same function as A: R(i) == A(i), depth(R) <= 1. With a profile (a tuple), each mode is coalesced on its own.";
     coalesce_z("A", "profile") "(A, profile=None)" "coalesce, keeping a trailing size-1 mode, so that every integer (not only those below size(A)) maps alike.";
     filter("A", "profile") "(A, profile=None)" "coalesce without stride-0 and size-1 modes; with a profile (a tuple), mode by mode.";
-    composition("A", "B") "(A, B)" "A o B: R(i) == A(B(i)) for every i below size(B), compatible(B, R). B may be a tiler: a tuple of layouts, ints (n:1) or None (the whole mode).";
-    complement("A", "cotarget|max_idx|extend") "(A, cotarget=None)" "The ordered layout that fills A's holes: disjoint from A, extended to cover the cotarget (a shape or an int) when one is given. `max_idx=` (CUTLASS PyCuTe's name) and `extend=` are accepted too.";
-    logical_divide("A", "tiler") "(A, tiler)" "A o (B, complement(B, size(A))): mode 0 is the tile B, mode 1 the layout of the tiles. The tiler is a layout, an int, or a tuple of them (None: the whole mode).";
-    zipped_divide("A", "tiler") "(A, tiler)" "logical_divide with the tiles of every mode gathered: ((tile), (rest)).";
-    tiled_divide("A", "tiler") "(A, tiler)" "logical_divide as ((tile), rest0, rest1, ...).";
-    flat_divide("A", "tiler") "(A, tiler)" "logical_divide as (tile0, tile1, ..., rest0, rest1, ...).";
-    logical_product("A", "tiler") "(A, tiler)" "(A, complement(A) o B): a copy of A at every position of B.";
-    zipped_product("A", "tiler") "(A, tiler)" "logical_product gathered by mode: ((A modes), (grid modes)).";
-    tiled_product("A", "tiler") "(A, tiler)" "logical_product as ((A), grid0, grid1, ...).";
-    flat_product("A", "tiler") "(A, tiler)" "logical_product as (A0, A1, ..., grid0, grid1, ...).";
     blocked_product("A", "B") "(A, B)" "Rank-sensitive product, tile first: mode k is (A_k, grid_k); unequal ranks are padded with 1:0.";
     raked_product("A", "B") "(A, B)" "Rank-sensitive product, grid first: mode k is (grid_k, A_k); unequal ranks are padded with 1:0.";
     right_inverse("A") "(A)" "The largest R with A(R(k)) == k for every k below size(R).";

@@ -6,8 +6,11 @@
 //! A fast path only ever answers a call it computed successfully: anything else (a symbolic
 //! layout, a swizzle, text, keyword arguments, an integer that does not fit, an error of the
 //! algebra) returns `None` and the call takes the general path ([`call_builtin`]), which gives
-//! the canonical answer or error. `tests/test_api.py` checks that both paths agree on the corpus
-//! and on random layouts.
+//! the canonical answer or error. `tests/test_fast_paths.py` checks that both paths agree on
+//! the corpus and on random layouts.
+//!
+//! The functions of these built-ins (`builtins.rs`, [`call_fast`]) take their first two
+//! positional arguments as such, so that a call builds no argument tuple.
 
 #[allow(unused_imports)]
 use crate::*;
@@ -74,70 +77,86 @@ fn int_tuple_of(obj: &Bound<'_, PyAny>) -> Option<HTuple<i64>> {
     None
 }
 
-/// Whether `l` is nested deeper than [`ir::text::MAX_DEPTH`] (`Value::layout_depth`'s rule).
-/// A shape is at most as deep as its profile has tokens, and an integer or `F2` stride adds
-/// at most one level: the exact walk is needed only for long profiles or coordinate strides.
-fn too_deep(l: &ir::Layout<i64>) -> bool {
-    let short = l.shape().profile().tokens().len() < ir::text::MAX_DEPTH;
-    if short && l.stride().leaves().iter().all(|d| !matches!(d, Stride::Basis(_))) {
-        return false;
-    }
-    Value::layout_depth(l) > ir::text::MAX_DEPTH
-}
-
 /// A computed layout as a new `Layout` object, under the depth limit every result meets
 /// (`Value::check_depth`'s, checked on the layout in place: no move through a `Value`).
 fn wrap(py: Python<'_>, r: ir::Result<ir::Layout<i64>>) -> Option<PyResult<Py<PyAny>>> {
     let l = r.ok()?;
-    if too_deep(&l) {
+    if lang::fast::too_deep(&l) {
         return None;
     }
     Some(Py::new(py, Layout::of(l)).map(Py::into_any))
 }
 
-/// `op(A, tiler)` of a tiler built-in (`composition`, the divides, the products) on a concrete
-/// layout `A`.
+/// The tiler of a Python object read in place ([`TilerView`]: its layouts borrowed from their
+/// objects), when it is `None`, an int, a layout, or a tuple of these; `None` otherwise (a
+/// nested tuple, a list: [`tiler_of`] reads those). An entry reads as in [`tiler_of`].
+fn tiler_view_of<'a>(obj: &'a Bound<'_, PyAny>) -> Option<TilerView<'a, i64>> {
+    if let Ok(t) = obj.cast::<PyTuple>() {
+        return t
+            .iter_borrowed()
+            .map(view_entry)
+            .collect::<Option<_>>()
+            .map(TilerView::Tuple);
+    }
+    view_entry(obj.as_borrowed())
+}
+
+/// One entry of [`tiler_view_of`]: `None`, a concrete layout, or an int `n >= 1` (`n:1`).
+fn view_entry<'a>(x: Borrowed<'a, '_, PyAny>) -> Option<TilerView<'a, i64>> {
+    if x.is_none() {
+        return Some(TilerView::Keep);
+    }
+    if let Ok(l) = x.cast::<Layout>() {
+        let l = l.get();
+        return l.sym.is_none().then_some(TilerView::Layout(&l.inner));
+    }
+    let n = small_int(&x)?;
+    (n >= 1).then_some(TilerView::Unit(n))
+}
+
+/// `op(A, B)` of a tiler built-in (`composition`, the divides, the products) on a concrete
+/// layout `A`: `view` (where the algebra has that form) on the tiler read in place, else `f`
+/// on the tiler built.
 pub(crate) fn tiler_call(
     py: Python<'_>,
-    name: &str,
-    args: &Bound<'_, PyTuple>,
+    f: TilerFn,
+    view: Option<ViewFn>,
+    a: &Bound<'_, PyAny>,
+    b: Option<&Bound<'_, PyAny>>,
 ) -> Option<PyResult<Py<PyAny>>> {
-    let f = tiler_fn(name)?;
-    if args.len() != 2 {
-        return None;
-    }
-    let a = args.get_borrowed_item(0).ok()?;
-    let b = args.get_borrowed_item(1).ok()?;
-    let la = concrete(&a)?;
+    let b = b?;
+    let la = concrete(a)?;
     // `_` (None) as the whole tiler leaves A as it is: A itself, as PyCuTe returns it.
     if b.is_none() {
-        return Some(Ok(a.to_owned().unbind()));
+        return Some(Ok(a.clone().unbind()));
     }
-    // A layout tiler is borrowed for the common `op(A, B)`; others are built.
-    if let Some(lb) = concrete(&b) {
-        return match name {
-            "composition" => wrap(py, alg::composition(la, lb)),
-            _ => wrap(py, f(la, &Tiler::Layout(lb.clone()))),
-        };
+    if let Some(g) = view
+        && let Some(t) = tiler_view_of(b)
+    {
+        return wrap(py, g(la, &t));
     }
-    wrap(py, f(la, &tiler_of(&b)?))
+    if let Some(lb) = concrete(b) {
+        return wrap(py, f(la, &Tiler::Layout(lb.clone())));
+    }
+    wrap(py, f(la, &tiler_of(b)?))
 }
 
 /// `complement(A)` and `complement(A, cotarget)` with an int or int-tuple cotarget.
-pub(crate) fn complement_call(py: Python<'_>, args: &Bound<'_, PyTuple>) -> Option<PyResult<Py<PyAny>>> {
-    let a = args.get_borrowed_item(0).ok()?;
-    let la = concrete(&a)?;
-    match args.len() {
-        1 => wrap(py, alg::complement(la, None)),
-        2 => {
-            let t = args.get_borrowed_item(1).ok()?;
-            let t = match concrete(&t) {
+pub(crate) fn complement_call(
+    py: Python<'_>,
+    a: &Bound<'_, PyAny>,
+    t: Option<&Bound<'_, PyAny>>,
+) -> Option<PyResult<Py<PyAny>>> {
+    let la = concrete(a)?;
+    match t {
+        None => wrap(py, alg::complement(la, None)),
+        Some(t) => {
+            let t = match concrete(t) {
                 Some(l) => l.shape().clone(),
-                None => int_tuple_of(&t)?,
+                None => int_tuple_of(t)?,
             };
             wrap(py, alg::complement(la, Some(&t)))
         }
-        _ => None,
     }
 }
 
@@ -167,29 +186,14 @@ fn profile_of(obj: &Bound<'_, PyAny>) -> Option<HTuple<bool>> {
 }
 
 /// `coalesce(A)` and `coalesce(A, profile)`.
-pub(crate) fn coalesce_call(py: Python<'_>, args: &Bound<'_, PyTuple>) -> Option<PyResult<Py<PyAny>>> {
-    let a = args.get_borrowed_item(0).ok()?;
-    let la = concrete(&a)?;
-    match args.len() {
-        1 => wrap(py, alg::coalesce(la)),
-        2 => {
-            let p = args.get_borrowed_item(1).ok()?;
-            let p = profile_of(&p)?;
-            wrap(py, alg::coalesce_by(la, &p))
-        }
-        _ => None,
-    }
-}
-
-/// The fast path of the built-in `name`, if it has one and the arguments fit it.
-pub(crate) fn fast_call(
+pub(crate) fn coalesce_call(
     py: Python<'_>,
-    name: &str,
-    args: &Bound<'_, PyTuple>,
+    a: &Bound<'_, PyAny>,
+    p: Option<&Bound<'_, PyAny>>,
 ) -> Option<PyResult<Py<PyAny>>> {
-    match name {
-        "complement" => complement_call(py, args),
-        "coalesce" => coalesce_call(py, args),
-        _ => tiler_call(py, name, args),
+    let la = concrete(a)?;
+    match p {
+        None => wrap(py, alg::coalesce(la)),
+        Some(p) => wrap(py, alg::coalesce_by(la, &profile_of(p)?)),
     }
 }

@@ -9,13 +9,14 @@
 //! through `tessera::lang::Session`; `check` and `run` (`results.rs`, `kernel_run.rs`) call the
 //! libraries behind `tessera check` and `tessera run`.
 
+use pyo3::Borrowed;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyInt, PyList, PyString, PyTuple};
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
-use tessera::ir::algebra::{self as alg, Tiler};
+use tessera::ir::algebra::{self as alg, Tiler, TilerView};
 use tessera::ir::{self, HTuple, Stride};
 use tessera::lang::{self, Value};
 
@@ -100,6 +101,7 @@ fn tessera_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(unit_basis, m)?)?;
     m.add_class::<Sym>()?;
     m.add_function(wrap_pyfunction!(params, m)?)?;
+    add_fast_builtins(m)?;
     add_builtins(m)?;
     m.add_function(wrap_pyfunction!(recast, m)?)?;
     m.add_function(wrap_pyfunction!(eval, m)?)?;

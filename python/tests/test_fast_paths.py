@@ -94,8 +94,13 @@ def rand_tiler(rng, a):
     modes = []
     for _ in range(rng.choice([1, a.rank(), a.rank(), 3])):
         r = rng.random()
-        modes.append(None if r < 0.2 else rng.choice([1, 2, 4]) if r < 0.6 else rand_layout(rng, 1))
-    return tuple(modes)
+        if r < 0.1:
+            # A nested tuple: the tiler is then built (fast.rs `tiler_of`), not read in place.
+            modes.append(tuple(rng.choice([None, 1, 2, rand_layout(rng, 1)]) for _ in range(2)))
+        else:
+            modes.append(None if r < 0.25 else rng.choice([1, 2, 4]) if r < 0.6 else rand_layout(rng, 1))
+    # A list reads as a tuple (also built, not read in place).
+    return list(modes) if rng.random() < 0.1 else tuple(modes)
 
 
 def rand_profile(rng, a):

@@ -6,12 +6,15 @@
 //! iteration space), and the buffers are checked against the proved extents at every run.
 
 use super::loops::for_loop;
+use super::transpose_tiles::{BAND_ROWS, band_fn, fence, has_avx2};
 use super::{JitError, Param, index};
 use crate::lang::Lang;
 use crate::memo::{Memo, NoMemo, proved_memo};
 use crate::plan::Plan;
 
-use cranelift_codegen::ir::{ConstantData, Endianness, InstBuilder, MemFlagsData, Value, types};
+use cranelift_codegen::ir::{
+    AbiParam, ConstantData, Endianness, InstBuilder, MemFlagsData, SigRef, Signature, Value, types,
+};
 use cranelift_frontend::FunctionBuilder;
 use cranelift_jit::JITModule;
 use std::collections::HashMap;
@@ -48,15 +51,61 @@ pub enum CopyMode {
     /// 4 x 4 blocks of 4-byte elements transposed in registers: the source proved contiguous
     /// along `c0`, the destination along `c1`.
     Transpose4,
+    /// Bands of 4-byte elements transposed by a helper compiled for the CPU's 256-bit vectors
+    /// (x86 AVX2), 8 x 16 blocks with streaming stores where it pays: the source proved
+    /// contiguous along `c0` with a constant step along `c1`, the destination contiguous
+    /// along `c1` with a constant step along `c0` (see [`TransposePath`]).
+    TransposeWide,
 }
+
+/// How a copy moves a transpose of 4-byte elements (the source contiguous along `c0`, the
+/// destination along `c1`); every choice copies the same bits, they differ in speed only.
+///
+/// ```
+/// use tessera_codegen::TransposePath;
+/// assert_eq!(TransposePath::default(), TransposePath::Auto);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TransposePath {
+    /// [`CopyMode::TransposeWide`] with streaming stores where the CPU has AVX2, the steps
+    /// are proved constant and the destination holds at least [`STREAM_MIN_BYTES`]; else the
+    /// modes before it (the default: below that size, or without streaming stores, the helper
+    /// was measured no faster than [`CopyMode::Transpose4`]).
+    #[default]
+    Auto,
+    /// [`CopyMode::TransposeWide`] wherever the CPU has AVX2 and the steps are proved
+    /// constant, streaming at any size (where the rows are aligned for it).
+    Stream,
+    /// As [`TransposePath::Stream`], never streaming.
+    Cached,
+    /// Never [`CopyMode::TransposeWide`]: the in-register 4 x 4 transposes of Cranelift code
+    /// (the path before the helper, kept for comparison and for CPUs without AVX2).
+    Registers,
+}
+
+/// The destination size from which [`TransposePath::Auto`] takes the helper, with streaming
+/// stores (which bypass the caches: a smaller result is left in cache for its reader; at 1 MiB
+/// they were measured no faster, at 4 MiB twice as fast).
+pub const STREAM_MIN_BYTES: usize = 4 << 20;
 
 /// Whether `e(c + 1) == e(c) + 1` on the iteration space (`c` below its last value), proved by
 /// the verifier (enumeration or z3, one second at most); a proof is recalled from `memo`, or
 /// recorded there, and so is a refutation (a counterexample, re-checked); an unknown is not (it
 /// may be the time limit's).
 fn contiguous(e: &IndexExpr, v: &Var, extents: [i64; 2], memo: &dyn Memo) -> bool {
+    steps_by(e, v, 1, extents, memo)
+}
+
+/// Whether `e(c + 1) == e(c) + step` on the iteration space (`c` below its last value), as
+/// [`contiguous`] (which is `step` 1; its questions keep their text).
+fn steps_by(e: &IndexExpr, v: &Var, step: i64, extents: [i64; 2], memo: &dyn Memo) -> bool {
+    let by = if step == 1 {
+        String::new()
+    } else {
+        format!(" step={step}")
+    };
     let question = format!(
-        "var={v} extents={extents:?} timeout_ms=1000\nexpr:\n{}",
+        "var={v}{by} extents={extents:?} timeout_ms=1000\nexpr:\n{}",
         e.record()
     );
     proved_memo(memo, "copystep", &question, || {
@@ -70,14 +119,46 @@ fn contiguous(e: &IndexExpr, v: &Var, extents: [i64; 2], memo: &dyn Memo) -> boo
                 Interval::new(Some(0), Some(i128::from(extents[1]) - 1)),
             ),
         ]);
-        contiguous_uncached(e, v, &ranges)
+        contiguous_uncached(e, v, step, &ranges)
     })
 }
 
-/// [`contiguous`] without the memo: the verifier's verdict, `None` for an empty range.
+/// The steps of a transpose for [`CopyMode::TransposeWide`] whose source is proved contiguous
+/// along `c0` and destination along `c1`: `(ss, ds)`, the source's step along `c1` and the
+/// destination's along `c0`, each proved constant (a step along an extent of 1 needs no
+/// proof: it is never taken); `None` where one is not proved.
+///
+/// @pre the source is contiguous along `c0` and the destination along `c1` (proved).
+/// @post `Some((ss, ds))`: `src(c0, c1) = src(0, 0) + c0 + ss * c1` and `dst(c0, c1) = dst(0,
+/// 0) + c1 + ds * c0` on the whole iteration space.
+fn transpose_steps(spec: &CopySpec, memo: &dyn Memo) -> Option<(i64, i64)> {
+    let [n0, n1] = spec.extents;
+    let (c0, c1) = (Var::Coord(0), Var::Coord(1));
+    let at = |e: &IndexExpr, x: i64, y: i64| -> Option<i64> {
+        let v = e
+            .eval_vars(&HashMap::from([(c0.clone(), x), (c1.clone(), y)]))
+            .ok()?;
+        v.first().copied()
+    };
+    // The step between the first two points along `v`, then proved everywhere.
+    let step = |e: &IndexExpr, v: &Var, n: i64, next: (i64, i64)| -> Option<i64> {
+        if n < 2 {
+            return Some(0);
+        }
+        let k = at(e, next.0, next.1)?.checked_sub(at(e, 0, 0)?)?;
+        steps_by(e, v, k, spec.extents, memo).then_some(k)
+    };
+    Some((
+        step(&spec.src, &c1, n1, (0, 1))?,
+        step(&spec.dst, &c0, n0, (1, 0))?,
+    ))
+}
+
+/// [`steps_by`] without the memo: the verifier's verdict, `None` for an empty range.
 fn contiguous_uncached(
     e: &IndexExpr,
     v: &Var,
+    step: i64,
     ranges: &HashMap<Var, Interval>,
 ) -> Option<tessera_verifier::Verdict> {
     let mut r = ranges.clone();
@@ -89,7 +170,7 @@ fn contiguous_uncached(
         return None;
     }
     r.insert(v.clone(), Interval::new(Some(lo), Some(hi - 1)));
-    let next = e.shifted(v, 1, -1);
+    let next = e.shifted(v, 1, step.checked_neg()?);
     let facts = std::sync::Arc::new(tessera_ir::sym::Facts::default());
     let opts = tessera_verifier::Options {
         timeout_ms: Some(1_000),
@@ -158,6 +239,33 @@ impl CopyKernel {
     /// assert_eq!(k.mode(), CopyMode::Vector);
     /// ```
     pub fn compile_memo(spec: &CopySpec, memo: &dyn Memo) -> Result<CopyKernel, JitError> {
+        CopyKernel::compile_path(spec, memo, TransposePath::Auto)
+    }
+
+    /// [`CopyKernel::compile_memo`], a transpose of 4-byte elements moved as `path` says.
+    ///
+    /// @pre none. @post as [`CopyKernel::compile`]; never [`CopyMode::TransposeWide`] with
+    /// [`TransposePath::Registers`] or on a CPU without AVX2.
+    ///
+    /// ```
+    /// use tessera_codegen::{CopyKernel, CopyMode, CopySpec, NoMemo, TransposePath};
+    /// use tessera_ir::{index::lower_coords, parse_layout};
+    /// let lower = |s: &str| lower_coords(&parse_layout(s).unwrap()).unwrap();
+    /// let spec = CopySpec {
+    ///     src: lower("(8,8):(1,8)"),
+    ///     dst: lower("(8,8):(8,1)"),
+    ///     extents: [8, 8],
+    ///     elem_bytes: 4,
+    ///     tile: [4, 4],
+    /// };
+    /// let k = CopyKernel::compile_path(&spec, &NoMemo, TransposePath::Registers).unwrap();
+    /// assert_eq!(k.mode(), CopyMode::Transpose4);
+    /// ```
+    pub fn compile_path(
+        spec: &CopySpec,
+        memo: &dyn Memo,
+        path: TransposePath,
+    ) -> Result<CopyKernel, JitError> {
         let start = Instant::now();
         let [n0, n1] = spec.extents;
         let [t0, t1] = spec.tile;
@@ -193,18 +301,33 @@ impl CopyKernel {
         let lanes = 16 / i64::from(spec.elem_bytes);
         let proofs = Instant::now();
         let (c0, c1) = (Var::Coord(0), Var::Coord(1));
-        let mode = if n0 % lanes == 0 && t0 % lanes == 0 && contiguous(&spec.src, &c0, [n0, n1], memo) {
-            if contiguous(&spec.dst, &c0, [n0, n1], memo) {
-                CopyMode::Vector
-            } else if spec.elem_bytes == 4
-                && n1 % 4 == 0
-                && t1 % 4 == 0
-                && contiguous(&spec.dst, &c1, [n0, n1], memo)
-            {
-                CopyMode::Transpose4
-            } else {
-                CopyMode::Scalar
+        // Each proof only where a mode needs it, each at most once.
+        let lanes_fit = n0 % lanes == 0 && t0 % lanes == 0;
+        let wide_fits = spec.elem_bytes == 4
+            && match path {
+                TransposePath::Auto => dst_len.saturating_mul(4) >= STREAM_MIN_BYTES,
+                TransposePath::Stream | TransposePath::Cached => true,
+                TransposePath::Registers => false,
             }
+            && has_avx2();
+        let fours_fit = spec.elem_bytes == 4 && n1 % 4 == 0 && t1 % 4 == 0;
+        let src_c0 = (lanes_fit || wide_fits) && contiguous(&spec.src, &c0, [n0, n1], memo);
+        let dst_c0 = lanes_fit && src_c0 && contiguous(&spec.dst, &c0, [n0, n1], memo);
+        let dst_c1 =
+            src_c0 && !dst_c0 && (fours_fit || wide_fits) && contiguous(&spec.dst, &c1, [n0, n1], memo);
+        let wide = if wide_fits && dst_c1 {
+            transpose_steps(spec, memo)
+        } else {
+            None
+        };
+        let mode = if wide.is_some() {
+            CopyMode::TransposeWide
+        } else if !(lanes_fit && src_c0) {
+            CopyMode::Scalar
+        } else if dst_c0 {
+            CopyMode::Vector
+        } else if fours_fit && dst_c1 {
+            CopyMode::Transpose4
         } else {
             CopyMode::Scalar
         };
@@ -230,6 +353,27 @@ impl CopyKernel {
                 let inputs = HashMap::from([(Var::Coord(0), x), (Var::Coord(1), y)]);
                 index::build(b, p, &inputs)[0]
             };
+            if let Some((ss, ds)) = wide {
+                // One call of the helper per band of `BAND_ROWS` rows (`c0`) and every column:
+                // its corners' offsets by the index code, the rest by the proved steps.
+                let stream = matches!(path, TransposePath::Auto | TransposePath::Stream);
+                let sig = band_signature(b);
+                for_loop(b, (row_lo, row_hi, 1), |b, r0| {
+                    let lo0 = b.ins().imul_imm_s(r0, BAND_ROWS);
+                    let end0 = b.ins().iadd_imm_s(lo0, BAND_ROWS);
+                    let cap0 = b.ins().iconst(types::I64, n0);
+                    let hi0 = b.ins().smin(end0, cap0);
+                    let rows = b.ins().isub(hi0, lo0);
+                    let (so, d_o) = (at(b, &ps, lo0, zero), at(b, &pd, lo0, zero));
+                    let (sa, da) = (addr(b, src, so), addr(b, dst, d_o));
+                    let callee = b.ins().iconst(types::I64, band_fn(stream) as usize as i64);
+                    let cols = b.ins().iconst(types::I64, n1);
+                    let ss = b.ins().iconst(types::I64, ss);
+                    let ds = b.ins().iconst(types::I64, ds);
+                    b.ins().call_indirect(sig, callee, &[sa, da, rows, cols, ss, ds]);
+                });
+                return;
+            }
             for_loop(b, (row_lo, row_hi, 1), |b, r0| {
                 for_loop(b, (zero, tiles1, 1), |b, r1| {
                     let lo0 = b.ins().imul_imm_s(r0, t0);
@@ -257,6 +401,7 @@ impl CopyKernel {
                                 b.ins().store(unaligned, x, da, 0);
                             })
                         }),
+                        CopyMode::TransposeWide => {}
                         CopyMode::Transpose4 => for_loop(b, (lo1, hi1, 4), |b, c1| {
                             for_loop(b, (lo0, hi0, 4), |b, c0| {
                                 let mut rows = Vec::with_capacity(4);
@@ -287,7 +432,11 @@ impl CopyKernel {
             module: Some(module),
             entry,
             spec_extents: spec.extents,
-            tiles0: (n0 + t0 - 1) / t0,
+            tiles0: if mode == CopyMode::TransposeWide {
+                (n0 + BAND_ROWS - 1) / BAND_ROWS
+            } else {
+                (n0 + t0 - 1) / t0
+            },
             src_len,
             dst_len,
             elem_bytes: usize::from(spec.elem_bytes),
@@ -351,6 +500,7 @@ impl CopyKernel {
         let parts = (threads as i64).min(n).max(1);
         let (s, d) = (src.as_ptr() as usize, dst.as_mut_ptr() as usize);
         let entry = self.entry;
+        let wide = self.mode == CopyMode::TransposeWide;
         let run = move |lo: i64, hi: i64| {
             // SAFETY: the code reads `src` at offsets the interval analysis proved in
             // `[0, src_len)` and writes `dst` at offsets in `[0, dst_len)`, and the buffers are at
@@ -358,7 +508,11 @@ impl CopyKernel {
             // write disjoint rows of tiles of the iteration space; the writes of two threads can
             // meet only if the destination map is not injective, which makes the result
             // depend on the order as in any racing copy but never touches memory outside `dst`.
-            entry(s as *const u8, d as *mut u8, lo, hi)
+            entry(s as *const u8, d as *mut u8, lo, hi);
+            if wide {
+                // The helper's streaming stores, ordered before the thread's end (its join).
+                fence();
+            }
         };
         if parts == 1 {
             run(0, n);
@@ -372,6 +526,15 @@ impl CopyKernel {
         });
         Ok(())
     }
+}
+
+/// The band helper's signature ([`super::transpose_tiles::BandFn`]: two pointers and four
+/// 64-bit integers in the platform's C calling convention, the compiled function's own),
+/// imported into the function.
+fn band_signature(b: &mut FunctionBuilder<'_>) -> SigRef {
+    let mut sig = Signature::new(b.func.signature.call_conv);
+    sig.params.extend([AbiParam::new(types::I64); 6]);
+    b.import_signature(sig)
 }
 
 /// The 4 x 4 transpose of four `i32x4` rows: column `j` holds element `j` of every row.

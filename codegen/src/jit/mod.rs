@@ -33,8 +33,9 @@ mod index;
 mod kernel;
 mod loops;
 mod nan;
+mod transpose_tiles;
 
-pub use copy::{CopyKernel, CopyMode, CopySpec};
+pub use copy::{CopyKernel, CopyMode, CopySpec, STREAM_MIN_BYTES, TransposePath};
 pub use gemm::{GemmKernel, GemmMicro, GemmSpec};
 pub use kernel::{CompiledKernel, HalfPath, JitOptions, StmtPath, Times};
 

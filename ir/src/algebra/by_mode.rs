@@ -1,44 +1,103 @@
 //! Tilers applied mode by mode, and the regrouping of their results: the common part of
 //! `composition`, the divides and the products with a tuple tiler.
 
-use super::tiler::Tiler;
+use super::tiler::{Tiler, TilerView};
 use crate::error::{Error, Result};
+use crate::htuple::mode_spans_iter;
 use crate::int::Int;
-use crate::layout::{Layout, Parts};
+use crate::layout::{Layout, LayoutBuilder, Parts};
 use crate::stride::Stride;
 
-/// Applies `f` mode by mode; modes of `a` past the tiler are kept.
-pub(crate) fn by_mode<I: Int>(
-    op: &'static str,
-    a: &Layout<I>,
-    ts: &[Tiler<I>],
-    f: fn(&Layout<I>, &Tiler<I>) -> Result<Layout<I>>,
-) -> Result<Layout<I>> {
-    if a.rank() < ts.len() {
-        return Err(Error::cond(
-            op,
-            format!("tiler has {} modes but {a} has rank {}", ts.len(), a.rank()),
-        ));
-    }
-    let mut out = crate::layout::LayoutBuilder::new();
-    out.toks.push(a.rank() as u32 + 1);
-    let whole = Parts::of(a);
-    for (k, (toks, leaves)) in a.shape().profile().mode_spans().into_iter().enumerate() {
-        let m = Parts {
-            toks: &whole.toks[toks],
-            s: &whole.s[leaves.clone()],
-            d: &whole.d[leaves],
-        };
-        match ts.get(k) {
-            Some(t) => out.push_layout(f(&m.to_layout(), t)?),
-            None => out.push_parts(m),
+/// What a layout entry of a tuple tiler makes of its mode of `A` (given as borrowed parts),
+/// appended to the builder as the next mode.
+pub(crate) type ModeFn<I> = fn(&mut LayoutBuilder<I>, Parts<'_, I>, &Layout<I>) -> Result<()>;
+
+/// One entry of a tuple tiler, as the by-mode walk reads it from a [`Tiler`] or a
+/// [`TilerView`].
+pub(crate) enum Entry<'a, I, T> {
+    Keep,
+    Layout(&'a Layout<I>),
+    /// The layout `n:1`.
+    Unit(&'a I),
+    Tuple(&'a [T]),
+}
+
+/// A tiler whose entries the by-mode walk reads.
+pub(crate) trait ModeTiler<I>: Sized {
+    fn entry(&self) -> Entry<'_, I, Self>;
+}
+
+impl<I> ModeTiler<I> for Tiler<I> {
+    fn entry(&self) -> Entry<'_, I, Self> {
+        match self {
+            Tiler::Keep => Entry::Keep,
+            Tiler::Layout(l) => Entry::Layout(l),
+            Tiler::Tuple(ts) => Entry::Tuple(ts),
         }
     }
-    if a.shape().is_leaf() {
-        // A leaf layout is its own single mode: the result is a rank-1 tuple.
-        out.toks[0] = 2;
+}
+
+impl<I> ModeTiler<I> for TilerView<'_, I> {
+    fn entry(&self) -> Entry<'_, I, Self> {
+        match self {
+            TilerView::Keep => Entry::Keep,
+            TilerView::Layout(l) => Entry::Layout(l),
+            TilerView::Unit(n) => Entry::Unit(n),
+            TilerView::Tuple(ts) => Entry::Tuple(ts),
+        }
     }
+}
+
+/// Applies `f` mode by mode, all modes written into one builder; `_` entries and modes of `a`
+/// past the tiler are kept.
+pub(crate) fn by_mode<I: Int, T: ModeTiler<I>>(
+    op: &'static str,
+    a: &Layout<I>,
+    ts: &[T],
+    f: ModeFn<I>,
+) -> Result<Layout<I>> {
+    let mut out = LayoutBuilder::new();
+    by_mode_into(op, &mut out, Parts::of(a), ts, f)?;
     Ok(out.finish())
+}
+
+/// [`by_mode`] of the (sub-)mode `a`, appended to `out` as its next mode: the modes of `a` are
+/// read as borrowed parts, a nested tuple entry recurses into its mode, and nothing is built
+/// as a layout of its own. A leaf `a` is its own single mode: the result is a rank-1 tuple.
+fn by_mode_into<I: Int, T: ModeTiler<I>>(
+    op: &'static str,
+    out: &mut LayoutBuilder<I>,
+    a: Parts<'_, I>,
+    ts: &[T],
+    f: ModeFn<I>,
+) -> Result<()> {
+    let spans = mode_spans_iter(a.toks);
+    let rank = spans.len();
+    if rank < ts.len() {
+        return Err(Error::cond(
+            op,
+            format!(
+                "tiler has {} modes but {} has rank {rank}",
+                ts.len(),
+                a.to_layout()
+            ),
+        ));
+    }
+    out.toks.push(rank as u32 + 1);
+    for (k, (toks, leaves)) in spans.enumerate() {
+        let m = Parts {
+            toks: &a.toks[toks],
+            s: &a.s[leaves.clone()],
+            d: &a.d[leaves],
+        };
+        match ts.get(k).map(ModeTiler::entry) {
+            None | Some(Entry::Keep) => out.push_parts(m),
+            Some(Entry::Layout(b)) => f(out, m, b)?,
+            Some(Entry::Unit(n)) => f(out, m, &Layout::leaf(n.clone(), I::one()))?,
+            Some(Entry::Tuple(sub)) => by_mode_into(op, out, m, sub, f)?,
+        }
+    }
+    Ok(())
 }
 
 /// Gathers the by-mode results `((t0,r0),(t1,r1),...)` into `((t0,t1,...),(r0,r1,...))`.

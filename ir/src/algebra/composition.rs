@@ -15,7 +15,7 @@
 
 use super::coalesce::{Flat, coalesce, coalesce_z_by, coalesce_z_in_place};
 use super::layout_add::layout_add;
-use super::tiler::Tiler;
+use super::tiler::{Tiler, TilerView};
 use crate::error::{Error, Result};
 use crate::htuple::HTuple;
 use crate::int::Int;
@@ -114,8 +114,44 @@ pub fn composition_tiler<I: Int>(a: &Layout<I>, t: &Tiler<I>) -> Result<Layout<I
     match t {
         Tiler::Keep => Ok(a.clone()),
         Tiler::Layout(b) => composition(a, b),
-        Tiler::Tuple(ts) => super::by_mode::by_mode("composition", a, ts, composition_tiler),
+        Tiler::Tuple(ts) => super::by_mode::by_mode("composition", a, ts, compose_mode),
     }
+}
+
+/// [`composition_tiler`] for a tiler read in place ([`TilerView`]): the same result and
+/// errors as for the [`Tiler`] it stands for (`Unit(n)` is the layout `n:1`).
+///
+/// # Pre-conditions
+///
+/// Those of [`composition_tiler`].
+///
+/// # Post-conditions
+///
+/// `R == composition_tiler(A, T)` for the owned tiler `T` the view stands for, errors included.
+///
+/// # Example
+///
+/// ```
+/// use tessera_ir::{algebra::{composition_view, TilerView}, parse_layout};
+/// let a = parse_layout("(4,6,8):(1,4,24)").unwrap();
+/// let t = TilerView::Tuple(vec![TilerView::Unit(2), TilerView::Unit(3)]);
+/// assert_eq!(composition_view(&a, &t).unwrap().to_string(), "(2,3,8):(1,4,24)");
+/// let e = composition_view(&parse_layout("12:1").unwrap(), &t).unwrap_err();
+/// assert_eq!(e.to_string(), "composition: tiler has 2 modes but 12:1 has rank 1");
+/// ```
+pub fn composition_view<I: Int>(a: &Layout<I>, t: &TilerView<'_, I>) -> Result<Layout<I>> {
+    match t {
+        TilerView::Keep => Ok(a.clone()),
+        TilerView::Layout(b) => composition(a, b),
+        TilerView::Unit(n) => composition(a, &Layout::leaf(n.clone(), I::one())),
+        TilerView::Tuple(ts) => super::by_mode::by_mode("composition", a, ts, compose_mode),
+    }
+}
+
+/// Mode `m` of `A` composed with the layout `b` of a tuple tiler, appended to `out` (the
+/// mode is read in place, never built as a layout of its own).
+fn compose_mode<I: Int>(out: &mut LayoutBuilder<I>, m: Parts<'_, I>, b: &Layout<I>) -> Result<()> {
+    compose_into(out, m, Parts::of(b)).map_err(|e| e.in_op("composition"))
 }
 
 fn compose<I: Int>(a: &Layout<I>, b: &Layout<I>) -> Result<Layout<I>> {
@@ -124,6 +160,19 @@ fn compose<I: Int>(a: &Layout<I>, b: &Layout<I>) -> Result<Layout<I>> {
 
 /// `A ∘ B` for `B` given as flat parts (without the operation's name on errors).
 pub(crate) fn compose_parts<I: Int>(a: &Layout<I>, b: Parts<'_, I>) -> Result<Layout<I>> {
+    let mut out = LayoutBuilder::new();
+    compose_into(&mut out, Parts::of(a), b)?;
+    Ok(out.finish())
+}
+
+/// `A ∘ B` for `A` and `B` given as flat parts, appended to `out` as its next mode (with
+/// `B`'s structure), without the operation's name on errors. On an error `out` is left
+/// partly written: the caller drops it.
+pub(crate) fn compose_into<I: Int>(
+    out: &mut LayoutBuilder<I>,
+    a: Parts<'_, I>,
+    b: Parts<'_, I>,
+) -> Result<()> {
     let cod = codomain_of(b.d).map_err(|(x, c)| Error::MixedCodomains {
         layout: b.to_layout().to_string(),
         first: format!("{x:?}"),
@@ -134,8 +183,8 @@ pub(crate) fn compose_parts<I: Int>(a: &Layout<I>, b: Parts<'_, I>) -> Result<La
     let (flat_s, flat_d);
     let digits: Digits<'_, I> = match cod {
         Codomain::Int => {
-            let mut s: Flat<I> = a.flat_shape().iter().cloned().collect();
-            let mut d: Flat<Stride<I>> = a.flat_stride().iter().cloned().collect();
+            let mut s: Flat<I> = a.s.iter().cloned().collect();
+            let mut d: Flat<Stride<I>> = a.d.iter().cloned().collect();
             coalesce_z_in_place(&mut s, &mut d)?;
             if s.is_empty() {
                 // A without leaves (`():()`) is the constant 0: the single digit 1:0, as
@@ -153,7 +202,7 @@ pub(crate) fn compose_parts<I: Int>(a: &Layout<I>, b: Parts<'_, I>) -> Result<La
             }
         }
         Codomain::Coord => {
-            coord = coalesce_z_by(a, &coord_profile(b.d))?;
+            coord = coalesce_z_by(&a.to_layout(), &coord_profile(b.d))?;
             Digits {
                 s: coord.flat_shape(),
                 d: coord.flat_stride(),
@@ -172,17 +221,16 @@ pub(crate) fn compose_parts<I: Int>(a: &Layout<I>, b: Parts<'_, I>) -> Result<La
         used: SmallVec::new(),
     };
     // Each leaf of B becomes its result; B's structure above the leaves stays.
-    let mut out = LayoutBuilder::new();
     let mut k = 0usize;
     for &t in b.toks {
         if t != 0 {
             out.toks.push(t);
             continue;
         }
-        compose_leaf(&digits, &b.s[k], &b.d[k], k, &mut budget, &mut out)?;
+        compose_leaf(&digits, &b.s[k], &b.d[k], k, &mut budget, out)?;
         k += 1;
     }
-    Ok(out.finish())
+    Ok(())
 }
 
 /// The coalesced `A` that the leaves of `B` walk through.
@@ -192,7 +240,7 @@ struct Digits<'a, I> {
     /// The by-mode coalesced layout, for coordinate strides of `B`.
     layout: Option<&'a Layout<I>>,
     /// `A` as given, for messages.
-    shown: &'a Layout<I>,
+    shown: Parts<'a, I>,
 }
 
 impl<I: Int> Digits<'_, I> {
@@ -240,7 +288,7 @@ fn compose_leaf<I: Int>(
                 _ => {
                     return Err(Error::cond(
                         "composition",
-                        format!("stride {d} of B reaches no mode of A = {}", a.shown),
+                        format!("stride {d} of B reaches no mode of A = {}", a.shown.to_layout()),
                     ));
                 }
             }],
@@ -259,7 +307,7 @@ fn compose_leaf<I: Int>(
                 .ok_or_else(|| {
                     Error::cond(
                         "composition",
-                        format!("stride {d} of B reaches no mode of A = {}", a.shown),
+                        format!("stride {d} of B reaches no mode of A = {}", a.shown.to_layout()),
                     )
                 })?
                 .1
@@ -272,8 +320,9 @@ fn compose_leaf<I: Int>(
                 cond: format!("{cond} (mode {k} of B)"),
             },
             Error::Condition { msg, .. } => {
-                let co = coalesce(a.shown).map(|c| c.to_string()).unwrap_or_default();
-                let shown = a.shown.to_string();
+                let shown = a.shown.to_layout();
+                let co = coalesce(&shown).map(|c| c.to_string()).unwrap_or_default();
+                let shown = shown.to_string();
                 let a_text = if co == shown {
                     shown
                 } else {

@@ -7,12 +7,12 @@
 use super::by_mode::{by_mode, unpack, unzip};
 use super::coalesce::Flat;
 use super::complement::{complement, complement_flat};
-use super::composition::{compose_parts, composition};
-use super::tiler::Tiler;
+use super::composition::{compose_into, composition};
+use super::tiler::{Tiler, TilerView};
 use crate::error::Result;
 use crate::htuple::{HTuple, Tokens};
 use crate::int::Int;
-use crate::layout::{Layout, Parts};
+use crate::layout::{Layout, LayoutBuilder, Parts};
 use crate::shape;
 use crate::stride::{Codomain, Stride};
 use smallvec::SmallVec;
@@ -78,17 +78,88 @@ use smallvec::SmallVec;
 pub fn logical_divide<I: Int>(a: &Layout<I>, t: &Tiler<I>) -> Result<Layout<I>> {
     match t {
         Tiler::Keep => Ok(a.clone()),
-        Tiler::Layout(b) => divide_by_layout(a, b).map_err(|e| e.in_op("logical_divide")),
-        Tiler::Tuple(ts) => by_mode("logical_divide", a, ts, logical_divide),
+        Tiler::Layout(b) => logical_divide_layout(a, b),
+        Tiler::Tuple(ts) => by_mode("logical_divide", a, ts, divide_mode),
     }
+}
+
+/// [`logical_divide`] for a tiler read in place ([`TilerView`]): the same result and errors
+/// as for the [`Tiler`] it stands for (`Unit(n)` is the layout `n:1`).
+///
+/// # Pre-conditions
+///
+/// Those of [`logical_divide`].
+///
+/// # Post-conditions
+///
+/// `R == logical_divide(A, T)` for the owned tiler `T` the view stands for, errors included.
+///
+/// # Example
+///
+/// ```
+/// use tessera_ir::{algebra::{logical_divide_view, TilerView}, parse_layout};
+/// let a = parse_layout("(8,6):(1,8)").unwrap();
+/// let t = TilerView::Tuple(vec![TilerView::Unit(2), TilerView::Unit(3)]);
+/// assert_eq!(logical_divide_view(&a, &t).unwrap().to_string(), "((2,4),(3,2)):((1,2),(8,24))");
+/// ```
+pub fn logical_divide_view<I: Int>(a: &Layout<I>, t: &TilerView<'_, I>) -> Result<Layout<I>> {
+    match t {
+        TilerView::Keep => Ok(a.clone()),
+        TilerView::Layout(b) => logical_divide_layout(a, b),
+        TilerView::Unit(n) => logical_divide_layout(a, &Layout::leaf(n.clone(), I::one())),
+        TilerView::Tuple(ts) => by_mode("logical_divide", a, ts, divide_mode),
+    }
+}
+
+/// [`logical_divide`] by a layout `B`, borrowed: the same result and errors as
+/// `logical_divide(A, &Tiler::Layout(B))`, without building the tiler (a copy of `B`).
+///
+/// # Pre-conditions
+///
+/// Those of [`logical_divide`] for a layout tiler.
+///
+/// # Post-conditions
+///
+/// `R == logical_divide(A, &Tiler::Layout(B.clone()))`, errors included.
+///
+/// # Example
+///
+/// ```
+/// use tessera_ir::{algebra::{logical_divide, logical_divide_layout, Tiler}, parse_layout};
+/// let (a, b) = (parse_layout("24:1").unwrap(), parse_layout("4:2").unwrap());
+/// let r = logical_divide_layout(&a, &b).unwrap();
+/// assert_eq!(r.to_string(), "(4,(2,3)):(2,(1,8))");
+/// assert_eq!(r, logical_divide(&a, &Tiler::Layout(b)).unwrap());
+/// let e = logical_divide_layout(&parse_layout("12:1").unwrap(), &parse_layout("(2,2):(1,3)").unwrap());
+/// assert!(e.unwrap_err().to_string().starts_with("logical_divide: (A, complement) cannot cover"));
+/// ```
+pub fn logical_divide_layout<I: Int>(a: &Layout<I>, b: &Layout<I>) -> Result<Layout<I>> {
+    divide_by_layout(a, b).map_err(|e| e.in_op("logical_divide"))
+}
+
+/// Mode `m` of `A` (read in place) divided by the layout `b` of a tuple tiler, appended to
+/// `out`.
+fn divide_mode<I: Int>(out: &mut LayoutBuilder<I>, m: Parts<'_, I>, b: &Layout<I>) -> Result<()> {
+    divide_into(out, m, b).map_err(|e| e.in_op("logical_divide"))
 }
 
 /// `A ∘ (B, complement(B, size(A)))`, composed without building `(B, complement)`.
 fn divide_by_layout<I: Int>(a: &Layout<I>, b: &Layout<I>) -> Result<Layout<I>> {
-    let target = cotarget(a, b)?;
+    let mut out = LayoutBuilder::new();
+    divide_into(&mut out, Parts::of(a), b)?;
+    Ok(out.finish())
+}
+
+/// [`divide_by_layout`] of `A` given as parts, appended to `out` as its next mode.
+fn divide_into<I: Int>(out: &mut LayoutBuilder<I>, a: Parts<'_, I>, b: &Layout<I>) -> Result<()> {
+    let target = match b.codomain()? {
+        Codomain::Int | Codomain::F2 => HTuple::leaf(I::product(a.s)?),
+        Codomain::Coord => cotarget(&a.to_layout(), b)?,
+    };
     let Some((cs, cd)) = complement_flat(b, Some(&target))? else {
         let c = complement(b, Some(&target))?;
-        return composition(a, &Layout::concat([b.clone(), c]));
+        out.push_layout(composition(&a.to_layout(), &Layout::concat([b.clone(), c]))?);
+        return Ok(());
     };
     // The tokens of `(B, C)`: a pair, then B's tree, then C (a leaf, or a flat tuple).
     let bt = b.shape().profile().tokens();
@@ -103,7 +174,8 @@ fn divide_by_layout<I: Int>(a: &Layout<I>, b: &Layout<I>) -> Result<Layout<I>> {
     s.extend(cs);
     let mut d: Flat<Stride<I>> = b.flat_stride().iter().cloned().collect();
     d.extend(cd);
-    compose_parts(
+    compose_into(
+        out,
         a,
         Parts {
             toks: &toks,

@@ -13,7 +13,7 @@ use super::composition::composition;
 use super::tiler::Tiler;
 use crate::error::{Error, Result};
 use crate::int::Int;
-use crate::layout::Layout;
+use crate::layout::{Layout, LayoutBuilder, Parts};
 use crate::stride::Stride;
 use smallvec::SmallVec;
 
@@ -76,8 +76,18 @@ pub fn logical_product<I: Int>(a: &Layout<I>, t: &Tiler<I>) -> Result<Layout<I>>
             let r1 = grid(a, b).map_err(|e| e.in_op("logical_product"))?;
             Ok(Layout::concat([a.clone(), r1]))
         }
-        Tiler::Tuple(ts) => by_mode("logical_product", a, ts, logical_product),
+        Tiler::Tuple(ts) => by_mode("logical_product", a, ts, product_mode),
     }
+}
+
+/// The logical product of mode `m` of `A` (read in place) with the layout `b` of a tuple
+/// tiler, appended to `out` as the pair `(m, grid)`.
+fn product_mode<I: Int>(out: &mut LayoutBuilder<I>, m: Parts<'_, I>, b: &Layout<I>) -> Result<()> {
+    let r1 = grid(&m.to_layout(), b).map_err(|e| e.in_op("logical_product"))?;
+    out.toks.push(3);
+    out.push_parts(m);
+    out.push_layout(r1);
+    Ok(())
 }
 
 /// `complement(A) ∘ B`, the layout of the copies of `A`. A failed composition is reported with

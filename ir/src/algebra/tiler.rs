@@ -44,6 +44,35 @@ impl<I: Int> fmt::Display for Tiler<I> {
     }
 }
 
+/// A by-mode tiler read in place: its layouts borrowed from whatever holds them, an integer
+/// `n` kept as the extent of `n:1`. [`composition_view`](crate::algebra::composition_view) and
+/// [`logical_divide_view`](crate::algebra::logical_divide_view) take it, so that a caller
+/// holding its layouts elsewhere (the Python binding's `Layout` objects) builds no [`Tiler`]
+/// (a copy of every layout) for a call.
+///
+/// # Example
+///
+/// ```
+/// use tessera_ir::{algebra::{composition_tiler, composition_view, Tiler, TilerView}, parse_layout};
+/// let a = parse_layout("(4,6):(1,4)").unwrap();
+/// let b = parse_layout("3:2").unwrap();
+/// let view = TilerView::Tuple(vec![TilerView::Unit(2), TilerView::Layout(&b)]);
+/// let owned = Tiler::Tuple(vec![Tiler::Layout(parse_layout("2:1").unwrap()), Tiler::Layout(b.clone())]);
+/// assert_eq!(composition_view(&a, &view).unwrap(), composition_tiler(&a, &owned).unwrap());
+/// assert_eq!(composition_view(&a, &view).unwrap().to_string(), "(2,3):(1,8)");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TilerView<'a, I> {
+    /// `_`: leave the mode whole.
+    Keep,
+    /// A layout applied to the whole (sub-)mode.
+    Layout(&'a Layout<I>),
+    /// The layout `n:1` (an integer `n` in a tiler position).
+    Unit(I),
+    /// One tiler per mode.
+    Tuple(Vec<TilerView<'a, I>>),
+}
+
 impl<I: Int> Tiler<I> {
     /// The shape tiler of an int tuple: `(2,7)` is `(2:1,7:1)`, `12` is `12:1`.
     pub fn from_shape(s: &HTuple<I>) -> Tiler<I> {

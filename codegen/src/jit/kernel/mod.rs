@@ -70,7 +70,7 @@ mod stmt;
 mod value;
 
 use super::JitError;
-use super::copy::{CopyKernel, CopyMode, CopySpec};
+use super::copy::{CopyKernel, CopyMode, CopySpec, TransposePath};
 use super::gemm::{GemmKernel, GemmMicro};
 use crate::kernel::{Buffer, Cells, ElemType, Proved, RunError, check_bindings};
 use crate::memo::{Memo, NoMemo};
@@ -100,6 +100,8 @@ pub struct JitOptions {
     pub gemm_micro: GemmMicro,
     /// How loop nests convert `f16` and `bf16` elements (see [`HalfPath`]).
     pub half: HalfPath,
+    /// How rank-2 copies move a transpose of 4-byte elements (see [`TransposePath`]).
+    pub transpose: TransposePath,
 }
 
 impl Default for JitOptions {
@@ -111,6 +113,7 @@ impl Default for JitOptions {
             gemm: true,
             gemm_micro: GemmMicro::default(),
             half: HalfPath::default(),
+            transpose: TransposePath::default(),
         }
     }
 }
@@ -637,7 +640,7 @@ fn copy_kernel(
         tile,
     };
     let start = Instant::now();
-    let c = CopyKernel::compile_memo(&spec, memo).ok()?;
+    let c = CopyKernel::compile_path(&spec, memo, opts.transpose).ok()?;
     let total = start.elapsed();
     times.proofs += c.proof_time();
     times.compile += total.saturating_sub(c.proof_time());
