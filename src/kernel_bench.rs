@@ -213,6 +213,9 @@ pub fn report(
     if ops > 0.0 {
         let gf = ops / time.as_secs_f64() / 1e9;
         println!("gflops={gf:.3}");
+        if let Some(m) = jit.gemm_micros().first() {
+            println!("gemm_micro={}", format!("{m:?}").to_lowercase());
+        }
         if let Some(t) = naive(k, bufs, &extents, bindings) {
             let ngf = ops / t.as_secs_f64() / 1e9;
             println!("naive_gflops={ngf:.3}");

@@ -11,7 +11,7 @@ use crate::npy;
 use half::{bf16, f16};
 use std::collections::HashMap;
 use tessera_codegen::kernel::{Buffer, ElemType, Kernel, Proved, params_of, run};
-use tessera_codegen::{CompiledKernel, HalfPath, JitOptions, Memo, NoMemo, TransposePath};
+use tessera_codegen::{CompiledKernel, GemmMicro, HalfPath, JitOptions, Memo, NoMemo, TransposePath};
 use tessera_verifier::{Options, Property, Verdict};
 
 /// The long help of `tessera run`.
@@ -66,9 +66,9 @@ writer; the summary line prints the one thread it used.
 median time over repeated runs; its traffic (every buffer read and written once) in GB/s and,
 for kernels with a contraction, GFLOP/s; and, measured in the same run, memcpy of the same
 number of bytes into an existing buffer (memcpy_gbps) and, for a contraction, the naive loop
-over the same layouts (naive_gflops); then the preparation time (prep_ms: proof and compilation)
-and what the preparation cache did (cache_hits, cache_misses, cache_rejected, cache_writes; or
-cache=off).
+over the same layouts (naive_gflops) and, for a matrix product, its micro-kernel (gemm_micro);
+then the preparation time (prep_ms: proof and compilation) and what the preparation cache did
+(cache_hits, cache_misses, cache_rejected, cache_writes; or cache=off).
 
 The preparation cache keeps, per question, the kernel's proof, each tensor's simplified and
 validated index code and the contiguity proofs on disk, so a second run of the same kernel at
@@ -83,6 +83,12 @@ f16 and bf16 elements are converted a tile at a time outside the compiled loop (
 instructions where the CPU has them); TESSERA_HALF_PATH=software forces the software conversion
 a CPU without F16C uses, and =inline the element-by-element conversion in compiled code, to
 measure them side by side. Every path gives the reference interpreter's bits.
+
+An f32 matrix product multiplies its packed panels with the widest micro-kernel the CPU runs
+(AVX-512, else AVX2 with FMA, else the Cranelift-compiled one; the packing and the update of C
+are compiled through the layouts on every choice); TESSERA_GEMM_MICRO=avx512, avx2 or cranelift
+picks one (a CPU without it runs the Cranelift kernel), to measure them side by side. Every
+choice gives the same bits.
 
 A transpose of 4-byte elements into a target of 4 MiB or more (the source contiguous along one
 index, the target along the other, each with a constant step along the other, all proved) is
@@ -248,6 +254,26 @@ fn on_gpu(
 /// CPU without F16C) or `inline` (element by element in Cranelift code). Results are the same
 /// bits on every way.
 pub const HALF_PATH_ENV: &str = "TESSERA_HALF_PATH";
+
+/// The variable that picks the GEMM's micro-kernel ([`GemmMicro`]), to measure the kernels
+/// side by side: `auto` (the default: the widest the CPU runs), `avx512`, `avx2` or
+/// `cranelift`. Results are the same bits on every choice.
+pub const GEMM_MICRO_ENV: &str = "TESSERA_GEMM_MICRO";
+
+/// The [`GemmMicro`] `TESSERA_GEMM_MICRO` names (unset or empty: the default).
+///
+/// @pre none. @post an error naming the variable and the accepted values for any other text.
+fn gemm_micro() -> Result<GemmMicro, String> {
+    match std::env::var(GEMM_MICRO_ENV).unwrap_or_default().as_str() {
+        "" | "auto" => Ok(GemmMicro::Auto),
+        "avx512" => Ok(GemmMicro::Avx512),
+        "avx2" => Ok(GemmMicro::Avx2),
+        "cranelift" => Ok(GemmMicro::Cranelift),
+        other => Err(format!(
+            "{GEMM_MICRO_ENV}={other:?}: expected auto, avx512, avx2 or cranelift"
+        )),
+    }
+}
 
 /// The [`HalfPath`] `TESSERA_HALF_PATH` names (unset or empty: the default).
 ///
@@ -535,13 +561,14 @@ pub fn run_kernel(a: &RunArgs<'_>) -> i32 {
         "the reference interpreter".to_string()
     } else {
         let compile_start = std::time::Instant::now();
-        let opts = match (half_path(), transpose_path()) {
-            (Ok(half), Ok(transpose)) => JitOptions {
+        let opts = match (half_path(), transpose_path(), gemm_micro()) {
+            (Ok(half), Ok(transpose), Ok(gemm_micro)) => JitOptions {
                 half,
                 transpose,
+                gemm_micro,
                 ..JitOptions::default()
             },
-            (Err(e), _) | (_, Err(e)) => return bad(e),
+            (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return bad(e),
         };
         let jit = match CompiledKernel::compile_memo(&proved, &bindings, &opts, memo) {
             Ok(j) => j,

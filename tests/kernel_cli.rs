@@ -324,6 +324,63 @@ fn verify_compares_bit_for_bit_on_every_thread_count() {
     }
 }
 
+/// `TESSERA_GEMM_MICRO` picks the GEMM's micro-kernel: every choice writes the same bits,
+/// `--bench` names the one that ran, and any other value is bad input.
+#[test]
+fn the_gemm_micro_kernel_is_chosen_by_the_environment() {
+    let d = dir("gemm-micro");
+    let run = |micro: &str, extra: &[&str]| {
+        let out = d.join(format!("{micro}.npy"));
+        let mut args = vec![
+            "run".to_string(),
+            examples(),
+            "--kernel".into(),
+            "gemm".into(),
+            "--bind".into(),
+            "M=96,N=64,K=544".into(),
+            "--seed".into(),
+            "3".into(),
+            "--threads".into(),
+            "2".into(),
+            "--out".into(),
+            format!("C={}", out.display()),
+        ];
+        args.extend(extra.iter().map(|x| x.to_string()));
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_tessera"))
+            .args(&args)
+            .env("TESSERA_CACHE_DIR", cli::cache_dir())
+            .env("TESSERA_GEMM_MICRO", micro)
+            .output()
+            .unwrap();
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        (o.status.code(), text(&o.stdout), text(&o.stderr), out)
+    };
+    let mut files = Vec::new();
+    for micro in ["cranelift", "avx2", "avx512", "auto", ""] {
+        let (code, out, err, file) = run(micro, &["--bench"]);
+        assert_eq!(code, Some(0), "{micro}: {err}");
+        let ran = out
+            .lines()
+            .find_map(|l| l.strip_prefix("gemm_micro="))
+            .unwrap_or_else(|| panic!("{out}"));
+        assert!(["cranelift", "avx2", "avx512"].contains(&ran), "{out}");
+        if micro == "cranelift" {
+            assert_eq!(ran, "cranelift");
+        }
+        files.push(std::fs::read(file).unwrap());
+    }
+    assert!(
+        files.iter().all(|f| *f == files[0]),
+        "the micro-kernels' results differ"
+    );
+    let (code, _, err, _) = run("avx1024", &[]);
+    assert_eq!(code, Some(3), "{err}");
+    assert!(
+        err.contains("TESSERA_GEMM_MICRO") && err.contains("cranelift"),
+        "{err}"
+    );
+}
+
 #[test]
 fn bench_prints_key_value_figures() {
     let (code, out, err) = tessera(&[

@@ -10,7 +10,7 @@ use kernel_gen::{bind, buffer, examples, kernel, kernels, opts};
 use std::collections::HashMap;
 use tessera::check;
 use tessera_codegen::kernel::{Buffer, ElemType, Proved, RunError, run};
-use tessera_codegen::{CompiledKernel, HalfPath, JitError, JitOptions, StmtPath};
+use tessera_codegen::{CompiledKernel, GemmMicro, HalfPath, JitError, JitOptions, StmtPath};
 use tessera_verifier::Options;
 
 /// The buffers of a kernel's tensors at `b`, seeded.
@@ -155,6 +155,51 @@ fn matrix_products_in_any_operand_order_use_the_gemm() {
             assert!(matches!(paths[0], StmtPath::Loop { .. }), "{paths:?}");
         } else {
             assert_eq!(paths, [StmtPath::Gemm], "{name}");
+        }
+    }
+}
+
+/// A kernel's matrix product gives the same bits on every GEMM micro-kernel (the wide ones
+/// this CPU runs and Cranelift's), on 1 and 2 threads, and says which one ran.
+#[test]
+fn every_gemm_micro_kernel_gives_the_same_bits() {
+    let file = "tensor A : f32[(37,19):(1,37)]\ntensor Bt : f32[(19,23):(23,1)]\n\
+                tensor C : f32[(37,23):(23,1)]\n\
+                kernel ab { C[i,j] += A[i,k] * Bt[k,j] }\n";
+    let cases = [
+        (kernel(file, "ab"), HashMap::new()),
+        (
+            kernel(&examples(), "gemm"),
+            bind(&[("M", 96), ("N", 64), ("K", 544)]),
+        ),
+    ];
+    for (k, b) in cases {
+        let p = Proved::check(k, &opts(), false).unwrap();
+        let start = buffers(&p, &b, 5);
+        let mut want: Option<Vec<Vec<u64>>> = None;
+        for micro in [
+            GemmMicro::Cranelift,
+            GemmMicro::Avx2,
+            GemmMicro::Avx512,
+            GemmMicro::Auto,
+        ] {
+            let o = JitOptions {
+                gemm_micro: micro,
+                ..JitOptions::default()
+            };
+            let jit = CompiledKernel::compile(&p, &b, &o).unwrap();
+            assert_eq!(jit.paths(), [StmtPath::Gemm]);
+            assert_eq!(jit.gemm_micros(), [micro.resolve()]);
+            for threads in [1, 2] {
+                let mut got = start.clone();
+                jit.run(&mut got, threads).unwrap();
+                let got: Vec<Vec<u64>> = got.iter().map(bits).collect();
+                let w = want.get_or_insert_with(|| got.clone());
+                assert!(
+                    *w == got,
+                    "{micro:?} on {threads} thread(s) differs from Cranelift's"
+                );
+            }
         }
     }
 }

@@ -47,8 +47,8 @@ mod signature;
 pub use error::EmitError;
 pub use int64_fit::fit_int64;
 pub use jit::{
-    CompiledKernel, CopyKernel, CopyMode, CopySpec, GemmKernel, GemmSpec, HalfPath, IndexFn, JitError,
-    JitOptions, STREAM_MIN_BYTES, StmtPath, Times, TransposePath,
+    CompiledKernel, CopyKernel, CopyMode, CopySpec, GemmKernel, GemmMicro, GemmSpec, HalfPath, IndexFn,
+    JitError, JitOptions, STREAM_MIN_BYTES, StmtPath, Times, TransposePath,
 };
 pub use lang::Lang;
 pub use memo::{Memo, NoMemo};

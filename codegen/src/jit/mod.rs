@@ -36,7 +36,7 @@ mod nan;
 mod transpose_tiles;
 
 pub use copy::{CopyKernel, CopyMode, CopySpec, STREAM_MIN_BYTES, TransposePath};
-pub use gemm::{GemmKernel, GemmSpec};
+pub use gemm::{GemmKernel, GemmMicro, GemmSpec};
 pub use kernel::{CompiledKernel, HalfPath, JitOptions, StmtPath, Times};
 
 use crate::error::EmitError;

@@ -4,14 +4,13 @@
 //! then added to C through C's offset expression, element by element, only inside the tile's
 //! bounds.
 
-use super::super::{JitError, Param, compile_fn, index};
+use super::super::{JitError, Param, compile_fn};
+use super::update;
 use crate::plan::Plan;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{Block, BlockArg, InstBuilder, MemFlagsData, Value, types};
 use cranelift_frontend::{FunctionBuilder, Variable};
 use cranelift_jit::JITModule;
-use std::collections::HashMap;
-use tessera_ir::index::Var;
 
 /// The micro-kernel's signature: A panel, B panel, C, `kc` (the panels' depth), the tile's
 /// first row and column `i0, j0`, and the end row and column `i1, j1` it may write (clamped to
@@ -56,7 +55,6 @@ pub(super) fn compile(
     ];
     compile_fn(&params, |b, p| {
         let (ap, bp, c, kc, i0, j0) = (p[0], p[1], p[2], p[3], p[4], p[5]);
-        let flags = MemFlagsData::trusted();
         let vecs = (mr / 4) as usize;
         let cols = nr as usize;
         let fzero = b.ins().f32const(0.0);
@@ -87,67 +85,11 @@ pub(super) fn compile(
             .collect();
 
         // The update of C, inside `[0, min(i1, m)) x [0, min(j1, n))`.
-        let clamp = |b: &mut FunctionBuilder<'_>, x: Value, cap: i64| {
-            let cap = b.ins().iconst(types::I64, cap);
-            let x = b.ins().smin(x, cap);
-            b.ins().smax(x, zero)
-        };
-        let i1 = clamp(b, p[6], m);
-        let j1 = clamp(b, p[7], n);
-        // Unsigned comparisons: a negative or wrapped coordinate is never below the bound.
-        let i_last = b.ins().iadd_imm_s(i0, mr - 1);
-        let j_last = b.ins().iadd_imm_s(j0, nr - 1);
-        let conds = [
-            b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, i0, 0),
-            b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, j0, 0),
-            b.ins().icmp(IntCC::UnsignedLessThan, i_last, i1),
-            b.ins().icmp(IntCC::UnsignedLessThan, j_last, j1),
-        ];
-        let full = conds[1..].iter().fold(conds[0], |x, y| b.ins().band(x, *y));
-        let (whole, edge, done) = (b.create_block(), b.create_block(), b.create_block());
-        b.ins().brif(full, whole, &[], edge, &[]);
-        let update = |b: &mut FunctionBuilder<'_>, r: i64, jc: i64| {
+        let value = |b: &mut FunctionBuilder<'_>, r: i64, jc: i64| {
             let v = b.use_var(acc[(r / 4) as usize][jc as usize]);
-            let x = b.ins().extractlane(v, (r % 4) as u8);
-            let i = b.ins().iadd_imm_s(i0, r);
-            let j = b.ins().iadd_imm_s(j0, jc);
-            let inputs = HashMap::from([(Var::Coord(0), i), (Var::Coord(1), j)]);
-            let off = index::build(b, plan, &inputs)[0];
-            let bytes = b.ins().ishl_imm_u(off, 2);
-            let addr = b.ins().iadd(c, bytes);
-            let old = b.ins().load(types::F32, flags, addr, 0);
-            let new = b.ins().fadd(old, x);
-            // A computed value: a NaN is stored as the canonical NaN.
-            let new = crate::jit::nan::canonical(b, new);
-            b.ins().store(flags, new, addr, 0);
+            b.ins().extractlane(v, (r % 4) as u8)
         };
-        // A whole tile: every element, no test.
-        b.switch_to_block(whole);
-        for jc in 0..nr {
-            for r in 0..mr {
-                update(b, r, jc);
-            }
-        }
-        b.ins().jump(done, &[]);
-        // An edge tile: each element tested.
-        b.switch_to_block(edge);
-        for jc in 0..nr {
-            let j = b.ins().iadd_imm_s(j0, jc);
-            let in_j = b.ins().icmp(IntCC::UnsignedLessThan, j, j1);
-            for r in 0..mr {
-                let i = b.ins().iadd_imm_s(i0, r);
-                let in_i = b.ins().icmp(IntCC::UnsignedLessThan, i, i1);
-                let inside = b.ins().band(in_i, in_j);
-                let (yes, next) = (b.create_block(), b.create_block());
-                b.ins().brif(inside, yes, &[], next, &[]);
-                b.switch_to_block(yes);
-                update(b, r, jc);
-                b.ins().jump(next, &[]);
-                b.switch_to_block(next);
-            }
-        }
-        b.ins().jump(done, &[]);
-        b.switch_to_block(done);
+        update::add_tile(b, plan, (m, n), (mr, nr), c, (i0, j0), (p[6], p[7]), value);
     })
 }
 

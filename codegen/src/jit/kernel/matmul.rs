@@ -5,7 +5,7 @@
 //! tolerance rather than bit for bit; [`super::JitOptions::gemm`] turns it off.
 
 use super::prepare::TensorCode;
-use crate::jit::gemm::{GemmKernel, GemmSpec};
+use crate::jit::gemm::{GemmKernel, GemmMicro, GemmSpec};
 use crate::kernel::{Access, BinOp, ElemType, IndexId, Kernel, Op, Stmt, StoreKind};
 use std::collections::HashMap;
 use tessera_ir::index::{IndexExpr, Var};
@@ -69,13 +69,14 @@ pub fn matmul(k: &Kernel, s: &Stmt) -> Option<(MatMul, [IndexId; 3])> {
     Some((ids, [x[0], x[1], kk]))
 }
 
-/// The compiled product of `s`, when it is one and the GEMM accepts it (`None` otherwise: the
-/// loop nest compiles the statement).
+/// The compiled product of `s` with the micro-kernel `micro`, when it is one and the GEMM
+/// accepts it (`None` otherwise: the loop nest compiles the statement).
 pub fn compile_matmul(
     k: &Kernel,
     s: &Stmt,
     codes: &[TensorCode],
     extents: &[i64],
+    micro: GemmMicro,
 ) -> Option<(GemmKernel, MatMul)> {
     let (ids, [x, y, kk]) = matmul(k, s)?;
     let a = s.nodes.iter().find_map(|n| match &n.op {
@@ -94,7 +95,7 @@ pub fn compile_matmul(
         n: extents[y.index()],
         k: extents[kk.index()],
     };
-    let g = GemmKernel::compile(&spec).ok()?;
+    let g = GemmKernel::compile_with(&spec, micro).ok()?;
     (g.a_len <= codes[ids.a].len && g.b_len <= codes[ids.b].len && g.c_len <= codes[ids.c].len)
         .then_some((g, ids))
 }

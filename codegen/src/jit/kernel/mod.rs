@@ -71,7 +71,7 @@ mod value;
 
 use super::JitError;
 use super::copy::{CopyKernel, CopyMode, CopySpec, TransposePath};
-use super::gemm::GemmKernel;
+use super::gemm::{GemmKernel, GemmMicro};
 use crate::kernel::{Buffer, Cells, ElemType, Proved, RunError, check_bindings};
 use crate::memo::{Memo, NoMemo};
 use prepare::{PrepTime, TensorCode, tensor_code};
@@ -95,6 +95,9 @@ pub struct JitOptions {
     /// reordered, so results agree with the interpreter within a tolerance). Without it they
     /// are loop nests, bit-identical to the interpreter.
     pub gemm: bool,
+    /// Which micro-kernel the register-blocked GEMM multiplies with (see [`GemmMicro`]: the
+    /// widest this CPU runs by default; every choice gives the same bits).
+    pub gemm_micro: GemmMicro,
     /// How loop nests convert `f16` and `bf16` elements (see [`HalfPath`]).
     pub half: HalfPath,
     /// How rank-2 copies move a transpose of 4-byte elements (see [`TransposePath`]).
@@ -108,6 +111,7 @@ impl Default for JitOptions {
             proof_timeout_ms: 1_000,
             copy_tile: [8, 128],
             gemm: true,
+            gemm_micro: GemmMicro::default(),
             half: HalfPath::default(),
             transpose: TransposePath::default(),
         }
@@ -320,7 +324,7 @@ impl CompiledKernel {
             }
             if opts.gemm && !unchecked {
                 let start = Instant::now();
-                if let Some((kernel, ids)) = matmul::compile_matmul(k, s, &codes, &extents) {
+                if let Some((kernel, ids)) = matmul::compile_matmul(k, s, &codes, &extents, opts.gemm_micro) {
                     times.compile += start.elapsed();
                     paths.push(StmtPath::Gemm);
                     code.push(Code::Gemm { kernel, ids });
@@ -399,6 +403,20 @@ impl CompiledKernel {
     /// ```
     pub fn half_tiles(&self) -> &[bool] {
         &self.half_tiles
+    }
+
+    /// The micro-kernel of each statement compiled as a register-blocked GEMM
+    /// ([`StmtPath::Gemm`]), in order (never [`GemmMicro::Auto`]).
+    ///
+    /// @pre none. @post one entry per `StmtPath::Gemm` of [`CompiledKernel::paths`].
+    pub fn gemm_micros(&self) -> Vec<GemmMicro> {
+        self.code
+            .iter()
+            .filter_map(|c| match c {
+                Code::Gemm { kernel, .. } => Some(kernel.micro()),
+                _ => None,
+            })
+            .collect()
     }
 
     /// Whether every statement computes exactly what the reference interpreter computes, bit
