@@ -260,35 +260,6 @@ pub const HALF_PATH_ENV: &str = "TESSERA_HALF_PATH";
 /// `cranelift`. Results are the same bits on every choice.
 pub const GEMM_MICRO_ENV: &str = "TESSERA_GEMM_MICRO";
 
-/// The [`GemmMicro`] `TESSERA_GEMM_MICRO` names (unset or empty: the default).
-///
-/// @pre none. @post an error naming the variable and the accepted values for any other text.
-fn gemm_micro() -> Result<GemmMicro, String> {
-    match std::env::var(GEMM_MICRO_ENV).unwrap_or_default().as_str() {
-        "" | "auto" => Ok(GemmMicro::Auto),
-        "avx512" => Ok(GemmMicro::Avx512),
-        "avx2" => Ok(GemmMicro::Avx2),
-        "cranelift" => Ok(GemmMicro::Cranelift),
-        other => Err(format!(
-            "{GEMM_MICRO_ENV}={other:?}: expected auto, avx512, avx2 or cranelift"
-        )),
-    }
-}
-
-/// The [`HalfPath`] `TESSERA_HALF_PATH` names (unset or empty: the default).
-///
-/// @pre none. @post an error naming the variable and the accepted values for any other text.
-fn half_path() -> Result<HalfPath, String> {
-    match std::env::var(HALF_PATH_ENV).unwrap_or_default().as_str() {
-        "" | "tiles" => Ok(HalfPath::Tiles),
-        "software" => Ok(HalfPath::SoftwareTiles),
-        "inline" => Ok(HalfPath::Inline),
-        other => Err(format!(
-            "{HALF_PATH_ENV}={other:?}: expected tiles, software or inline"
-        )),
-    }
-}
-
 /// The variable that picks how the JIT moves a transpose of 4-byte elements
 /// ([`TransposePath`]), to measure the ways side by side: `auto` (the default: the AVX2 helper
 /// with streaming stores for a result of 4 MiB or more where the CPU has AVX2), `stream` (the
@@ -296,19 +267,64 @@ fn half_path() -> Result<HalfPath, String> {
 /// (Cranelift's 4 x 4 transposes). Results are the same bits on every way.
 pub const TRANSPOSE_PATH_ENV: &str = "TESSERA_TRANSPOSE_PATH";
 
-/// The [`TransposePath`] `TESSERA_TRANSPOSE_PATH` names (unset or empty: the default).
+/// The choice the environment variable `var` names among `choices` (its words, the first the
+/// default), unset or empty meaning the first: the paths of `TESSERA_HALF_PATH`,
+/// `TESSERA_TRANSPOSE_PATH` and `TESSERA_GEMM_MICRO`.
 ///
-/// @pre none. @post an error naming the variable and the accepted values for any other text.
-fn transpose_path() -> Result<TransposePath, String> {
-    match std::env::var(TRANSPOSE_PATH_ENV).unwrap_or_default().as_str() {
-        "" | "auto" => Ok(TransposePath::Auto),
-        "stream" => Ok(TransposePath::Stream),
-        "cached" => Ok(TransposePath::Cached),
-        "registers" => Ok(TransposePath::Registers),
-        other => Err(format!(
-            "{TRANSPOSE_PATH_ENV}={other:?}: expected auto, stream, cached or registers"
-        )),
+/// @pre `choices` is not empty. @post an error naming the variable and the accepted words for
+/// any other text.
+fn env_choice<T: Copy>(var: &str, choices: &[(&str, T)]) -> Result<T, String> {
+    let got = std::env::var(var).unwrap_or_default();
+    if got.is_empty() {
+        return Ok(choices[0].1);
     }
+    if let Some((_, c)) = choices.iter().find(|(w, _)| *w == got) {
+        return Ok(*c);
+    }
+    let words: Vec<&str> = choices.iter().map(|(w, _)| *w).collect();
+    let (last, rest) = words.split_last().expect("choices is not empty");
+    Err(format!("{var}={got:?}: expected {} or {last}", rest.join(", ")))
+}
+
+/// The JIT's paths the environment names ([`HALF_PATH_ENV`], [`TRANSPOSE_PATH_ENV`],
+/// [`GEMM_MICRO_ENV`]), each unset or empty for its default.
+///
+/// @pre none. @post an error naming the variable and its accepted words for any other text.
+fn jit_options() -> Result<JitOptions, String> {
+    use HalfPath as H;
+    use TransposePath as T;
+    let half = env_choice(
+        HALF_PATH_ENV,
+        &[
+            ("tiles", H::Tiles),
+            ("software", H::SoftwareTiles),
+            ("inline", H::Inline),
+        ],
+    )?;
+    let transpose = env_choice(
+        TRANSPOSE_PATH_ENV,
+        &[
+            ("auto", T::Auto),
+            ("stream", T::Stream),
+            ("cached", T::Cached),
+            ("registers", T::Registers),
+        ],
+    )?;
+    let gemm_micro = env_choice(
+        GEMM_MICRO_ENV,
+        &[
+            ("auto", GemmMicro::Auto),
+            ("avx512", GemmMicro::Avx512),
+            ("avx2", GemmMicro::Avx2),
+            ("cranelift", GemmMicro::Cranelift),
+        ],
+    )?;
+    Ok(JitOptions {
+        half,
+        transpose,
+        gemm_micro,
+        ..JitOptions::default()
+    })
 }
 
 fn bad(msg: impl std::fmt::Display) -> i32 {
@@ -561,14 +577,9 @@ pub fn run_kernel(a: &RunArgs<'_>) -> i32 {
         "the reference interpreter".to_string()
     } else {
         let compile_start = std::time::Instant::now();
-        let opts = match (half_path(), transpose_path(), gemm_micro()) {
-            (Ok(half), Ok(transpose), Ok(gemm_micro)) => JitOptions {
-                half,
-                transpose,
-                gemm_micro,
-                ..JitOptions::default()
-            },
-            (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return bad(e),
+        let opts = match jit_options() {
+            Ok(o) => o,
+            Err(e) => return bad(e),
         };
         let jit = match CompiledKernel::compile_memo(&proved, &bindings, &opts, memo) {
             Ok(j) => j,
