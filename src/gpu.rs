@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use std::ffi::{CString, c_void};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tessera_codegen::kernel::{Buffer, Kernel, Proved, run};
+use tessera_codegen::kernel::{Buffer, Kernel, Proved, run_with_magnitudes};
 use tessera_codegen::{Arch, CompiledKernel, JitOptions, PtxKernel, emit_kernel};
 
 /// Why a kernel did not run on the GPU, or ran wrong.
@@ -420,9 +420,12 @@ pub fn run_kernel(
         .map(|((d, b), t)| Ok(Buffer::from_le_bytes(t.elem, &gpu.download(d, b.len())?)))
         .collect::<Result<_, GpuError>>()?;
     let mut want = start.to_vec();
+    let mut mags = None;
     let reference = if how.interpret {
-        run(p, bindings, &mut want)
-            .map_err(|e| GpuError::Refused(format!("kernel {} (reference interpreter): {e}", k.name)))?;
+        mags = Some(
+            run_with_magnitudes(p, bindings, &mut want)
+                .map_err(|e| GpuError::Refused(format!("kernel {} (reference interpreter): {e}", k.name)))?,
+        );
         "the reference interpreter"
     } else {
         let jit = CompiledKernel::compile(p, bindings, &JitOptions::default())
@@ -432,7 +435,7 @@ pub fn run_kernel(
         "the JIT"
     };
     let loose = kernel_bench::reordered_sums(k);
-    match kernel_bench::compare_runs(k, &want, &got, &loose, [reference, "the GPU"]) {
+    match kernel_bench::compare_runs(k, &want, mags.as_deref(), &got, &loose, [reference, "the GPU"]) {
         Ok(how) => println!("verify=ok ({how})"),
         Err(e) => return Err(GpuError::Mismatch(e)),
     }

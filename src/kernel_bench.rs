@@ -8,7 +8,12 @@ use tessera_codegen::CompiledKernel;
 use tessera_codegen::kernel::{Access, BinOp, Buffer, ElemType, Kernel, Op, Stmt, StoreKind};
 
 /// The relative tolerance of outputs whose sums are reordered (see
-/// [`CompiledKernel::bit_exact`]): `|got - want| <= TOLERANCE * (|want| + 1)`.
+/// [`CompiledKernel::bit_exact`]): `|got - want| <= TOLERANCE * (m + 1)`, where `m` is the
+/// magnitude the element was summed from (`|initial| + |term_1| + ... + |term_n|`, from
+/// [`run_with_magnitudes`](tessera_codegen::kernel::run_with_magnitudes)) where the reference
+/// interpreter gave it, else `|want|`. Relative to the magnitude, not to the sum: a sum that
+/// cancels to nearly zero differs between two summation orders by rounding errors of the
+/// size of its terms.
 pub const TOLERANCE: f64 = 1e-4;
 
 /// Every element of a buffer, as f64 (for tolerances) and as bits (for exact comparison).
@@ -38,11 +43,25 @@ fn elements(b: &Buffer) -> (Vec<f64>, Vec<u64>) {
     }
 }
 
-/// Compares the buffers after the interpreter (`want`) and the JIT (`got`): bit for bit when
-/// `exact`, else within [`TOLERANCE`]. The first difference is the error.
-pub fn compare(k: &Kernel, want: &[Buffer], got: &[Buffer], exact: bool) -> Result<String, String> {
+/// Compares the buffers after the interpreter (`want`, with the `magnitudes` of its elements
+/// where known) and the JIT (`got`): bit for bit when `exact`, else within [`TOLERANCE`]. The
+/// first difference is the error.
+pub fn compare(
+    k: &Kernel,
+    want: &[Buffer],
+    magnitudes: Option<&[Vec<f64>]>,
+    got: &[Buffer],
+    exact: bool,
+) -> Result<String, String> {
     let loose = vec![!exact; k.tensors.len()];
-    compare_runs(k, want, got, &loose, ["the reference interpreter", "the JIT"])
+    compare_runs(
+        k,
+        want,
+        magnitudes,
+        got,
+        &loose,
+        ["the reference interpreter", "the JIT"],
+    )
 }
 
 /// The tensors whose results depend on the order of a sum: the targets of the `+=` statements
@@ -59,11 +78,13 @@ pub fn reordered_sums(k: &Kernel) -> Vec<bool> {
 }
 
 /// Compares the buffers of two runs, `want` (by `who[0]`) and `got` (by `who[1]`): tensor `t`
-/// within [`TOLERANCE`] where `loose[t]`, else bit for bit. The first difference is the error;
-/// the summary names `who[0]`, the reference.
+/// within [`TOLERANCE`] where `loose[t]` (relative to the reference's `magnitudes` where
+/// given), else bit for bit. The first difference is the error; the summary names `who[0]`, the
+/// reference.
 pub fn compare_runs(
     k: &Kernel,
     want: &[Buffer],
+    magnitudes: Option<&[Vec<f64>]>,
     got: &[Buffer],
     loose: &[bool],
     who: [&str; 2],
@@ -94,7 +115,11 @@ pub fn compare_runs(
             if !exact && wv[i].is_nan() && gv[i].is_nan() {
                 continue;
             }
-            let err = (gv[i] - wv[i]).abs() / (wv[i].abs() + 1.0);
+            let scale = magnitudes
+                .and_then(|m| m.get(t)?.get(i).copied())
+                .filter(|m| m.is_finite())
+                .map_or(wv[i].abs(), |m| m.max(wv[i].abs()));
+            let err = (gv[i] - wv[i]).abs() / (scale + 1.0);
             if exact || err.is_nan() || err > TOLERANCE {
                 return Err(format!(
                     "tensor {} element {i}: {} gives {} (bits {:#x}), {} {} (bits {:#x})",

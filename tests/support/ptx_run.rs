@@ -9,7 +9,7 @@ use half::{bf16, f16};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::Command;
-use tessera_codegen::kernel::{Buffer, ElemType, Proved, run};
+use tessera_codegen::kernel::{Buffer, ElemType, Proved, run_with_magnitudes};
 use tessera_codegen::{Arch, emit_kernel};
 
 /// `ptxas`: `$TESSERA_PTXAS`, else the one `scripts/setup.sh` installs, else on the `PATH`.
@@ -95,8 +95,10 @@ pub fn element(elem: ElemType, bytes: &[u8]) -> f64 {
     }
 }
 
-/// As [`ptx_equals_interpreter`]; with `tol`, float elements may differ by `tol * max(1,
-/// |want|)` (fused sums), integers still not at all.
+/// As [`ptx_equals_interpreter`]; with `tol`, float elements may differ by `tol * max(1, m)`
+/// (fused sums), where `m` is the magnitude the reference interpreter summed the element from
+/// ([`run_with_magnitudes`]: a sum that cancels to nearly zero still carries rounding errors of
+/// the size of its terms); integers still not at all.
 pub fn ptx_against_interpreter(
     p: &Proved,
     b: &HashMap<String, i64>,
@@ -112,7 +114,7 @@ pub fn ptx_against_interpreter(
         .map(|(i, t)| kernel_gen::buffer(t.elem, t.cosize.eval(b).unwrap() as usize, seed + i as u64))
         .collect();
     let mut want = start.clone();
-    run(p, b, &mut want).map_err(|e| format!("interpreter: {e}"))?;
+    let mags = run_with_magnitudes(p, b, &mut want).map_err(|e| format!("interpreter: {e}"))?;
     let module = ptx_vm::Module::parse(&m.text);
     let mut mem = ptx_vm::Memory::new(start.iter().map(Buffer::to_le_bytes).collect());
     let extent = |name: &str| {
@@ -142,9 +144,10 @@ pub fn ptx_against_interpreter(
             let n = elem.bytes();
             for (e, (g, w)) in got.chunks(n).zip(w.chunks(n)).enumerate() {
                 let (g, w) = (element(elem, g), element(elem, w));
-                if !(g == w || (g - w).abs() <= tol * w.abs().max(1.0) || g.is_nan() && w.is_nan()) {
+                let m = Some(mags[t][e]).filter(|m| m.is_finite()).unwrap_or(0.0);
+                if !(g == w || (g - w).abs() <= tol * w.abs().max(m).max(1.0) || g.is_nan() && w.is_nan()) {
                     return Err(format!(
-                        "tensor {} element {e}: PTX {g}, interpreter {w}",
+                        "tensor {} element {e}: PTX {g}, interpreter {w} (summed from magnitude {m})",
                         k.tensors[t].name
                     ));
                 }

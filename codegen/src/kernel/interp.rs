@@ -103,6 +103,84 @@ struct Table {
 /// assert_eq!(bufs[1], Buffer::F32(vec![0.0, 2.0, 4.0, 1.0, 3.0, 5.0]));
 /// ```
 pub fn run(p: &Proved, bindings: &HashMap<String, i64>, buffers: &mut [Buffer]) -> Result<(), RunError> {
+    run_impl(p, bindings, buffers, None)
+}
+
+/// As [`run`], and also returns, for every element of every tensor, the magnitude its value
+/// was computed from: `|initial value|` for an element no statement stores, `|v|` for a value
+/// `v` stored by `=`, and `|m| + |v_1| + ... + |v_n|` for a `+=` of the terms `v_1 .. v_n`
+/// onto an element of magnitude `m` (in f64, from the terms as the interpreter computed
+/// them). A sum computed in another order, or fused, differs from the interpreter's by at most
+/// a few units of rounding times this magnitude (not times the sum, which cancellation may
+/// make small): it is what a tolerance for reordered sums is relative to.
+///
+/// @pre as [`run`].
+/// @post `Ok(m)`: `m.len() == buffers.len()`, `m[t].len() == buffers[t].len()`, every
+/// `m[t][i] >= |buffers[t][i]|` for a float tensor (NaN where the value is NaN); the buffers
+/// hold what [`run`] leaves.
+///
+/// ```
+/// use std::collections::HashMap;
+/// use std::sync::Arc;
+/// use tessera_codegen::kernel::*;
+/// use tessera_ir::{Int, sym::{Facts, SymInt}};
+/// use tessera_verifier::{Func, Options};
+/// let facts = Arc::new(Facts::default());
+/// let tensor = |name: &str, l: &str| {
+///     let layout = Func::parse(l, &facts).unwrap();
+///     let Func::Layout(ly) = &layout else { unreachable!() };
+///     Tensor { name: name.into(), elem: ElemType::F32, dims: ly.shape().modes().iter()
+///         .map(|m| SymInt::product(m.leaves()).unwrap()).collect(),
+///         cosize: ly.cosize().unwrap(), layout }
+/// };
+/// // y[i] += a[i,j]: a 2 x 2 sum over j.
+/// let (a, y) = (TensorId::new(0), TensorId::new(1));
+/// let (i, j) = (IndexId::new(0), IndexId::new(1));
+/// let k = Kernel {
+///     name: "rowsum".into(),
+///     tensors: vec![tensor("a", "(2,2):(1,2)"), tensor("y", "2:1")],
+///     indices: vec![Index { name: "i".into(), extent: SymInt::lit(2) },
+///                   Index { name: "j".into(), extent: SymInt::lit(2) }],
+///     tiles: vec![],
+///     threads: vec![],
+///     stages: vec![],
+///     vector: None,
+///     stmts: vec![Stmt {
+///         target: Access { tensor: y, indices: vec![i] },
+///         kind: StoreKind::Accumulate,
+///         nodes: vec![Node { op: Op::Load(Access { tensor: a, indices: vec![i, j] }), ty: ElemType::F32 }],
+///         value: ValueId::new(0),
+///         outer: vec![i],
+///         contraction: vec![j],
+///     }],
+/// };
+/// let p = Proved::check(k, &Options::default(), false).unwrap();
+/// // a = [[1, 2.5], [-1, 2.5]] (column-major), y = [0.5, 0].
+/// let mut bufs = vec![Buffer::F32(vec![1.0, -1.0, 2.5, 2.5]), Buffer::F32(vec![0.5, 0.0])];
+/// let m = run_with_magnitudes(&p, &HashMap::new(), &mut bufs).unwrap();
+/// assert_eq!(bufs[1], Buffer::F32(vec![4.0, 1.5]));
+/// assert_eq!(m[1], vec![4.0, 3.5]);
+/// assert_eq!(m[0], vec![1.0, 1.0, 2.5, 2.5]);
+/// ```
+pub fn run_with_magnitudes(
+    p: &Proved,
+    bindings: &HashMap<String, i64>,
+    buffers: &mut [Buffer],
+) -> Result<Vec<Vec<f64>>, RunError> {
+    let mut mags: Vec<Vec<f64>> = buffers
+        .iter()
+        .map(|b| (0..b.len()).map(|i| magnitude(load(b, i))).collect())
+        .collect();
+    run_impl(p, bindings, buffers, Some(&mut mags))?;
+    Ok(mags)
+}
+
+fn run_impl(
+    p: &Proved,
+    bindings: &HashMap<String, i64>,
+    buffers: &mut [Buffer],
+    mut mags: Option<&mut Vec<Vec<f64>>>,
+) -> Result<(), RunError> {
     let k = p.kernel();
     super::bind::check_bindings(k, bindings)?;
     if let Some(b) = p.bound() {
@@ -170,7 +248,8 @@ pub fn run(p: &Proved, bindings: &HashMap<String, i64>, buffers: &mut [Buffer]) 
         .map(|x| x.extent.eval(bindings).map_err(lay))
         .collect::<Result<_, _>>()?;
     for s in &k.stmts {
-        run_stmt(k, s, &extents, &tables, buffers)?;
+        let mag = mags.as_deref_mut().map(|m| &mut m[s.target.tensor.index()][..]);
+        run_stmt(k, s, &extents, &tables, buffers, mag)?;
     }
     Ok(())
 }
@@ -216,6 +295,7 @@ fn run_stmt(
     extents: &[i64],
     tables: &[Table],
     bufs: &mut [Buffer],
+    mut mag: Option<&mut [f64]>,
 ) -> Result<(), RunError> {
     let outer: Vec<usize> = s.outer.iter().map(|x| x.index()).collect();
     let inner: Vec<usize> = s.contraction.iter().map(|x| x.index()).collect();
@@ -235,14 +315,26 @@ fn run_stmt(
         if let Some(a) = copy {
             let src = offset(k, a, &point, tables)?;
             copy_elem(bufs, a.tensor.index(), src, s.target.tensor.index(), dst);
+            if let Some(m) = mag.as_deref_mut() {
+                m[dst] = magnitude(load(&bufs[s.target.tensor.index()], dst));
+            }
         } else {
             let v = match s.kind {
-                StoreKind::Assign => eval(k, s, &point, tables, bufs, &mut vals)?,
+                StoreKind::Assign => {
+                    let v = eval(k, s, &point, tables, bufs, &mut vals)?;
+                    if let Some(m) = mag.as_deref_mut() {
+                        m[dst] = magnitude(v);
+                    }
+                    v
+                }
                 StoreKind::Accumulate => {
                     let mut acc = load(&bufs[s.target.tensor.index()], dst);
                     loop {
                         let v = eval(k, s, &point, tables, bufs, &mut vals)?;
                         acc = binary(BinOp::Add, acc, v)?;
+                        if let Some(m) = mag.as_deref_mut() {
+                            m[dst] += magnitude(v);
+                        }
                         if !advance(&mut point, &inner, extents) {
                             break;
                         }
@@ -313,6 +405,16 @@ pub fn canonical(x: Scalar) -> Scalar {
         Scalar::F32(v) if v.is_nan() => Scalar::F32(f32::from_bits(0x7fc0_0000)),
         Scalar::F64(v) if v.is_nan() => Scalar::F64(f64::from_bits(0x7ff8_0000_0000_0000)),
         x => x,
+    }
+}
+
+/// `|x|` in f64 (exact for every type but an i64 beyond 2^53).
+fn magnitude(x: Scalar) -> f64 {
+    match x {
+        Scalar::F32(v) => f64::from(v).abs(),
+        Scalar::F64(v) => v.abs(),
+        Scalar::I32(v) => f64::from(v).abs(),
+        Scalar::I64(v) => (v as f64).abs(),
     }
 }
 

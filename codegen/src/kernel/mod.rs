@@ -20,7 +20,7 @@ pub use buffer::Buffer;
 pub use cells::Cells;
 pub use error::RunError;
 pub(crate) use interp::constant;
-pub use interp::{Scalar, canonical, run};
+pub use interp::{Scalar, canonical, run, run_with_magnitudes};
 pub use ir::{
     Access, BinOp, ElemType, Index, IndexId, Kernel, Node, Op, Stage, Stmt, StoreKind, Tensor, TensorId,
     Tile, UnOp, ValueId,
