@@ -9,7 +9,9 @@ use crate::*;
 /// stride is the compact column-major one. `Layout.parse("(8,64):(64,1)")` reads the text
 /// format. `L(i)`, `L(coord)` and `L(c0, c1, ...)` evaluate; `L[i]` is mode `i`; `len(L)`
 /// is the rank; `str(L)` is CuTe text.
-#[pyclass(module = "tessera", frozen, name = "Layout")]
+// `freelist`: the objects of up to 64 freed layouts are reused, not returned to the allocator
+// (-3 to -6% per call of `coalesce` and `composition`, timeit, same run).
+#[pyclass(module = "tessera", frozen, name = "Layout", freelist = 64)]
 #[derive(Clone)]
 pub struct Layout {
     pub(crate) inner: ir::Layout<i64>,
