@@ -396,7 +396,7 @@ fn body(
             Some(src) => env.move_bits(b, src, &s.target, point),
             None => {
                 let v = env.eval(b, s, point);
-                env.store(b, &s.target, point, v);
+                env.store(b, &s.target, point, v, !super::value::never_nan(s));
             }
         },
         StoreKind::Accumulate => {
@@ -419,7 +419,7 @@ fn body(
                 b.def_var(acc, sum);
             });
             let r = b.use_var(acc);
-            env.store(b, &s.target, point, r);
+            env.store(b, &s.target, point, r, true);
         }
     }
 }

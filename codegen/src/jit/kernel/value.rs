@@ -233,19 +233,21 @@ impl Env<'_, '_> {
         }
     }
 
-    /// Stores `x` (the target's compute type, the code's width) into `a` at `point`.
+    /// Stores `x` (the target's compute type, the code's width) into `a` at `point`; `nan`:
+    /// whether `x` may be a NaN (see [`never_nan`]).
     pub(crate) fn store(
         &self,
         b: &mut FunctionBuilder<'_>,
         a: &Access,
         point: &HashMap<IndexId, Value>,
         x: Value,
+        nan: bool,
     ) {
         let elem = self.tensors[a.tensor.index()].elem;
         let w = self.width();
         let lanes = if w == Width::Vector { 4 } else { 1 };
         // A computed value: a NaN is stored as the canonical NaN (see `crate::jit::nan`).
-        let x = crate::jit::nan::canonical(b, x);
+        let x = if nan { crate::jit::nan::canonical(b, x) } else { x };
         if let Some(tile) = self.staged.as_ref().and_then(|st| st.target) {
             // Narrowed after the chunk: f32 lanes into the scratch tile.
             let addr = self.in_tile(b, tile, point);
@@ -360,9 +362,9 @@ impl Env<'_, '_> {
                     let number = |v: crate::kernel::ValueId| {
                         let n = &s.nodes[v.index()];
                         match constant(&n.op, n.ty) {
-                            Some(Scalar::F32(c)) => !c.is_nan(),
-                            Some(Scalar::F64(c)) => !c.is_nan(),
-                            _ => false,
+                            Some(Scalar::F32(c)) => Some(f64::from(c)).filter(|c| !c.is_nan()),
+                            Some(Scalar::F64(c)) => Some(c).filter(|c| !c.is_nan()),
+                            _ => None,
                         }
                     };
                     let (xv, yv) = (vals[x.index()], vals[y.index()]);
@@ -384,14 +386,15 @@ impl Env<'_, '_> {
         vals[s.value.index()]
     }
 
-    /// `x op y` in type `ty`; each operand with whether it is a constant other than NaN.
+    /// `x op y` in type `ty`; each operand with its value where it is a constant other than
+    /// NaN.
     fn binary(
         &self,
         b: &mut FunctionBuilder<'_>,
         op: BinOp,
         ty: ElemType,
-        (x, x_number): (Value, bool),
-        (y, y_number): (Value, bool),
+        (x, x_number): (Value, Option<f64>),
+        (y, y_number): (Value, Option<f64>),
     ) -> Value {
         if ty.is_float() {
             return match op {
@@ -400,20 +403,45 @@ impl Env<'_, '_> {
                 BinOp::Mul => b.ins().fmul(x, y),
                 BinOp::Div => b.ins().fdiv(x, y),
                 BinOp::Max | BinOp::Min => {
+                    let max = op == BinOp::Max;
+                    // Against a constant number `c` other than the zero that loses the tie
+                    // (-0 for max, +0 for min): maximumNumber(v, c) is `v > c ? v : c` and
+                    // minimumNumber(v, c) is `v < c ? v : c` (a NaN `v` fails the comparison
+                    // and gives `c`, as the other operand of a NaN is the answer; `v == c`
+                    // gives `c`, the same bits; `c` is the one zero that wins against the
+                    // other). Both are symmetric, so `c` may be either operand.
+                    let simple =
+                        |c: Option<f64>| c.is_some_and(|c| !(c == 0.0 && c.is_sign_negative() == max));
+                    let against = if simple(y_number) {
+                        Some((x, y))
+                    } else if simple(x_number) {
+                        Some((y, x))
+                    } else {
+                        None
+                    };
+                    if let Some((v, c)) = against {
+                        let cc = if max {
+                            FloatCC::GreaterThan
+                        } else {
+                            FloatCC::LessThan
+                        };
+                        let keep = b.ins().fcmp(cc, v, c);
+                        return select(b, keep, v, c);
+                    }
                     // maximumNumber: IEEE `maximum` (NaN-propagating, +0 > -0) with a NaN
                     // operand replaced by the other.
-                    let m = if op == BinOp::Max {
+                    let m = if max {
                         b.ins().fmax(x, y)
                     } else {
                         b.ins().fmin(x, y)
                     };
-                    let r = if y_number {
+                    let r = if y_number.is_some() {
                         m
                     } else {
                         let y_nan = b.ins().fcmp(FloatCC::Unordered, y, y);
                         select(b, y_nan, x, m)
                     };
-                    if x_number {
+                    if x_number.is_some() {
                         r
                     } else {
                         let x_nan = b.ins().fcmp(FloatCC::Unordered, x, x);
@@ -448,6 +476,35 @@ impl Env<'_, '_> {
             }
         }
     }
+}
+
+/// Whether the value of statement `s` is never a NaN, whatever its inputs: an integer, a
+/// constant other than NaN, a float `max`/`min` with such an operand (`maximumNumber` gives a
+/// NaN only for two), and a negation, absolute value or cast of such a value. Its store then
+/// needs no canonical NaN.
+///
+/// @pre `s`'s nodes are in order (operands before their uses), as the front end builds them.
+pub(crate) fn never_nan(s: &Stmt) -> bool {
+    let mut never = Vec::with_capacity(s.nodes.len());
+    for n in &s.nodes {
+        let v = !n.ty.is_float()
+            || match &n.op {
+                Op::Int(_) => true,
+                Op::Float(_) => match constant(&n.op, n.ty) {
+                    Some(Scalar::F32(c)) => !c.is_nan(),
+                    Some(Scalar::F64(c)) => !c.is_nan(),
+                    _ => false,
+                },
+                Op::Binary(BinOp::Max | BinOp::Min, x, y) => {
+                    never.get(x.index()).copied().unwrap_or(false)
+                        || never.get(y.index()).copied().unwrap_or(false)
+                }
+                Op::Unary(_, a) | Op::Cast(a) => never.get(a.index()).copied().unwrap_or(false),
+                Op::Load(_) | Op::Binary(..) | Op::Fma(..) => false,
+            };
+        never.push(v);
+    }
+    never.get(s.value.index()).copied().unwrap_or(false)
 }
 
 /// Lane-wise `c ? x : y` for a comparison `c` of `x`'s width (a vector mask is reread as
