@@ -304,11 +304,20 @@ fn max_and_min_against_constants_equal_the_interpreter() {
     }
     // The constants -0 and +0 as nodes of `max` and `min`, both operand orders.
     let file = check::load("nan.tess", SRC).unwrap();
-    for (name, zero) in [("mx0", -0.0), ("mx0", 0.0), ("mn0", -0.0), ("mn0", 0.0), ("mx0r", -0.0)] {
+    for (name, zero) in [
+        ("mx0", -0.0),
+        ("mx0", 0.0),
+        ("mn0", -0.0),
+        ("mn0", 0.0),
+        ("mx0r", -0.0),
+    ] {
         let mut k = file.kernels.iter().find(|k| k.name == name).unwrap().clone();
         let mut found = 0;
         for node in &mut k.stmts[0].nodes {
-            if matches!(node.op, tessera_codegen::kernel::Op::Int(0) | tessera_codegen::kernel::Op::Float(_)) {
+            if matches!(
+                node.op,
+                tessera_codegen::kernel::Op::Int(0) | tessera_codegen::kernel::Op::Float(_)
+            ) {
                 node.op = tessera_codegen::kernel::Op::Float(zero);
                 found += 1;
             }

@@ -106,7 +106,8 @@ const CRANELIFT: Blocking = Blocking {
     copies: 4,
 };
 
-/// The blocking of the AVX-512 micro-kernel (see `docs-pending/29c.md` for the measurements).
+/// The blocking of the AVX-512 micro-kernel (the variants measured: docs/src/figures/kernels.md,
+/// "GEMM with a wide micro-kernel").
 const AVX512: Blocking = Blocking {
     mr: 32,
     nr: 12,
