@@ -14,7 +14,7 @@
 use super::Value;
 use std::fmt::Write;
 use tessera_ir::algebra as alg;
-use tessera_ir::algebra::Tiler;
+use tessera_ir::algebra::{Tiler, TilerView};
 use tessera_ir::text::{Expr, ExprKind, Literal, MAX_DEPTH};
 use tessera_ir::{HTuple, Layout, Result, Stride};
 
@@ -109,6 +109,38 @@ fn tiler(e: &Expr) -> Option<Tiler<i64>> {
     }
 }
 
+/// The tiler argument `e` is, read in place ([`TilerView`]: its layouts borrowed from the
+/// literals): as [`tiler`] reads it, an integer `n` as `Unit(n)`.
+fn tiler_view(e: &Expr) -> Option<TilerView<'_, i64>> {
+    match &e.kind {
+        ExprKind::Underscore => Some(TilerView::Keep),
+        ExprKind::Int(n) => (*n >= 1).then_some(TilerView::Unit(*n)),
+        ExprKind::Literal(l) => match &**l {
+            Literal::Layout(l) => Some(TilerView::Layout(l)),
+            Literal::Tuple(t) => int_view(t),
+        },
+        ExprKind::Tuple(items) => items
+            .iter()
+            .map(tiler_view)
+            .collect::<Option<_>>()
+            .map(TilerView::Tuple),
+        _ => None,
+    }
+}
+
+/// [`int_tiler`] read in place: an integer `n >= 1` is `Unit(n)`, a tuple goes by mode.
+fn int_view(t: &HTuple<i64>) -> Option<TilerView<'static, i64>> {
+    match t.as_leaf() {
+        Some(&n) => (n >= 1).then_some(TilerView::Unit(n)),
+        None => t
+            .modes()
+            .iter()
+            .map(int_view)
+            .collect::<Option<_>>()
+            .map(TilerView::Tuple),
+    }
+}
+
 /// The int tuple argument `e` is (a cotarget): an integer or an int tuple literal.
 fn int_tuple(e: &Expr) -> Option<HTuple<i64>> {
     match &e.kind {
@@ -153,8 +185,11 @@ fn compute(name: &str, args: &[Expr]) -> Option<Layout<i64>> {
         }
         ("coalesce", [a]) => alg::coalesce(layout(a)?),
         ("coalesce", [a, p]) => alg::coalesce_by(layout(a)?, &profile(p)?),
-        // A layout tiler is borrowed for the common `composition(A, B)`.
+        // The tiler borrowed from the literals where the algebra reads it so: `composition`
+        // (a layout `B` directly) and `logical_divide`.
         ("composition", [a, b]) if layout(b).is_some() => alg::composition(layout(a)?, layout(b)?),
+        ("composition", [a, b]) => alg::composition_view(layout(a)?, &tiler_view(b)?),
+        ("logical_divide", [a, b]) => alg::logical_divide_view(layout(a)?, &tiler_view(b)?),
         (_, [a, b]) => {
             let f = tiler_fn(name)?;
             f(layout(a)?, &tiler(b)?)
