@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 use tessera::check;
-use tessera_codegen::kernel::{Buffer, ElemType, Proved, run};
+use tessera_codegen::kernel::{Buffer, ElemType, Kernel, Proved, run};
 use tessera_codegen::{CompiledKernel, HalfPath, JitOptions, StmtPath};
 use tessera_verifier::Options;
 
@@ -149,6 +149,11 @@ kernel mxmx { y[i] = max(max(a[i], 0), b[i]) }
 fn both(name: &str, n: i64) -> (Vec<Buffer>, Vec<Buffer>, Vec<Buffer>, bool) {
     let file = check::load("nan.tess", SRC).unwrap();
     let k = file.kernels.iter().find(|k| k.name == name).unwrap().clone();
+    both_of(k, name, n)
+}
+
+/// [`both`] of the kernel `k` (named `name` in messages).
+fn both_of(k: Kernel, name: &str, n: i64) -> (Vec<Buffer>, Vec<Buffer>, Vec<Buffer>, bool) {
     let bind = HashMap::from([("N".to_string(), n)]);
     let p = Proved::check_at(k, &bind, &Options::default(), false).unwrap();
     let input: Vec<Buffer> = p
@@ -324,20 +329,7 @@ fn max_and_min_against_constants_equal_the_interpreter() {
         }
         assert_eq!(found, 1, "{name}");
         for n in [16, 19] {
-            let bind = HashMap::from([("N".to_string(), n)]);
-            let p = Proved::check_at(k.clone(), &bind, &Options::default(), false).unwrap();
-            let input: Vec<Buffer> = p
-                .kernel()
-                .tensors
-                .iter()
-                .enumerate()
-                .map(|(i, t)| special(t.elem, t.cosize.eval(&bind).unwrap() as usize, 3 * i + 1))
-                .collect();
-            let mut want = input.clone();
-            run(&p, &bind, &mut want).unwrap();
-            let jit = CompiledKernel::compile(&p, &bind, &JitOptions::default()).unwrap();
-            let mut got = input;
-            jit.run(&mut got, 1).unwrap();
+            let (_, want, got, _) = both_of(k.clone(), name, n);
             assert_eq!(bits_all(&want), bits_all(&got), "{name} with {zero:?}, N={n}");
         }
     }
