@@ -76,41 +76,9 @@ fn layout(e: &Expr) -> Option<&Layout<i64>> {
     }
 }
 
-/// `n:1`, the tiler an integer `n` is (an extent below 1 is left to the general path's error).
-fn unit(n: i64) -> Option<Tiler<i64>> {
-    (n >= 1).then(|| Tiler::Layout(Layout::leaf(n, 1)))
-}
-
-/// The tiler of an int tuple literal, as the value it evaluates to reads: an integer `n` is
-/// `n:1`, a tuple goes by mode.
-fn int_tiler(t: &HTuple<i64>) -> Option<Tiler<i64>> {
-    match t.as_leaf() {
-        Some(&n) => unit(n),
-        None => t
-            .modes()
-            .iter()
-            .map(int_tiler)
-            .collect::<Option<_>>()
-            .map(Tiler::Tuple),
-    }
-}
-
-/// The tiler argument `e` is: `_`, an integer, a layout, an int tuple, or a tuple of these.
-fn tiler(e: &Expr) -> Option<Tiler<i64>> {
-    match &e.kind {
-        ExprKind::Underscore => Some(Tiler::Keep),
-        ExprKind::Int(n) => unit(*n),
-        ExprKind::Literal(l) => match &**l {
-            Literal::Layout(l) => Some(Tiler::Layout(l.clone())),
-            Literal::Tuple(t) => int_tiler(t),
-        },
-        ExprKind::Tuple(items) => items.iter().map(tiler).collect::<Option<_>>().map(Tiler::Tuple),
-        _ => None,
-    }
-}
-
-/// The tiler argument `e` is, read in place ([`TilerView`]: its layouts borrowed from the
-/// literals): as [`tiler`] reads it, an integer `n` as `Unit(n)`.
+/// The tiler argument `e` is (`_`, an integer, a layout, an int tuple, or a tuple of these),
+/// read in place ([`TilerView`]: its layouts borrowed from the literals; an integer `n >= 1`
+/// is `Unit(n)`, the layout `n:1`; an extent below 1 is left to the general path's error).
 fn tiler_view(e: &Expr) -> Option<TilerView<'_, i64>> {
     match &e.kind {
         ExprKind::Underscore => Some(TilerView::Keep),
@@ -128,7 +96,8 @@ fn tiler_view(e: &Expr) -> Option<TilerView<'_, i64>> {
     }
 }
 
-/// [`int_tiler`] read in place: an integer `n >= 1` is `Unit(n)`, a tuple goes by mode.
+/// The tiler of an int tuple literal, as the value it evaluates to reads: an integer `n >= 1`
+/// is `Unit(n)`, a tuple goes by mode.
 fn int_view(t: &HTuple<i64>) -> Option<TilerView<'static, i64>> {
     match t.as_leaf() {
         Some(&n) => (n >= 1).then_some(TilerView::Unit(n)),
@@ -192,7 +161,7 @@ fn compute(name: &str, args: &[Expr]) -> Option<Layout<i64>> {
         ("logical_divide", [a, b]) => alg::logical_divide_view(layout(a)?, &tiler_view(b)?),
         (_, [a, b]) => {
             let f = tiler_fn(name)?;
-            f(layout(a)?, &tiler(b)?)
+            f(layout(a)?, &tiler_view(b)?.to_tiler())
         }
         _ => return None,
     };

@@ -73,6 +73,30 @@ pub enum TilerView<'a, I> {
     Tuple(Vec<TilerView<'a, I>>),
 }
 
+impl<I: Int> TilerView<'_, I> {
+    /// The owned [`Tiler`] this view stands for: `Unit(n)` is the layout `n:1`, a borrowed
+    /// layout is cloned.
+    ///
+    /// @pre none. @post every tiler function gives the same result and error on `R` as its
+    /// view form on `self` (where it has one).
+    ///
+    /// ```
+    /// use tessera_ir::{algebra::{Tiler, TilerView}, parse_layout};
+    /// let b = parse_layout("3:2").unwrap();
+    /// let view = TilerView::Tuple(vec![TilerView::Unit(2), TilerView::Layout(&b), TilerView::Keep]);
+    /// let owned = Tiler::Tuple(vec![Tiler::Layout(parse_layout("2:1").unwrap()), Tiler::Layout(b.clone()), Tiler::Keep]);
+    /// assert_eq!(view.to_tiler(), owned);
+    /// ```
+    pub fn to_tiler(&self) -> Tiler<I> {
+        match self {
+            TilerView::Keep => Tiler::Keep,
+            TilerView::Layout(l) => Tiler::Layout((*l).clone()),
+            TilerView::Unit(n) => Tiler::Layout(Layout::leaf(n.clone(), I::one())),
+            TilerView::Tuple(ts) => Tiler::Tuple(ts.iter().map(TilerView::to_tiler).collect()),
+        }
+    }
+}
+
 impl<I: Int> Tiler<I> {
     /// The shape tiler of an int tuple: `(2,7)` is `(2:1,7:1)`, `12` is `12:1`.
     pub fn from_shape(s: &HTuple<I>) -> Tiler<I> {
