@@ -83,6 +83,21 @@ pub enum TransposePath {
     Registers,
 }
 
+impl TransposePath {
+    /// Every path, the default first.
+    ///
+    /// ```
+    /// use tessera_codegen::TransposePath;
+    /// assert_eq!(TransposePath::ALL[0], TransposePath::default());
+    /// ```
+    pub const ALL: [TransposePath; 4] = [
+        TransposePath::Auto,
+        TransposePath::Stream,
+        TransposePath::Cached,
+        TransposePath::Registers,
+    ];
+}
+
 /// The destination size from which [`TransposePath::Auto`] takes the helper, with streaming
 /// stores (which bypass the caches: a smaller result is left in cache for its reader; at 1 MiB
 /// they were measured no faster, at 4 MiB twice as fast).
