@@ -144,7 +144,7 @@ pub fn ptx_against_interpreter(
             let n = elem.bytes();
             for (e, (g, w)) in got.chunks(n).zip(w.chunks(n)).enumerate() {
                 let (g, w) = (element(elem, g), element(elem, w));
-                let m = Some(mags[t][e]).filter(|m| m.is_finite()).unwrap_or(0.0);
+                let m = mags[t].get(e).copied().filter(|m| m.is_finite()).unwrap_or(0.0);
                 if !(g == w || (g - w).abs() <= tol * w.abs().max(m).max(1.0) || g.is_nan() && w.is_nan()) {
                     return Err(format!(
                         "tensor {} element {e}: PTX {g}, interpreter {w} (summed from magnitude {m})",

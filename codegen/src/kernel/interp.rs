@@ -106,8 +106,10 @@ pub fn run(p: &Proved, bindings: &HashMap<String, i64>, buffers: &mut [Buffer]) 
     run_impl(p, bindings, buffers, None)
 }
 
-/// As [`run`], and also returns, for every element of every tensor, the magnitude its value
-/// was computed from: `|initial value|` for an element no statement stores, `|v|` for a value
+/// As [`run`], and also returns, for every element of every float tensor a statement stores
+/// (the others get no entries: their values are inputs, or integers, which are exact), the
+/// magnitude its value was computed from: `|initial value|` for an element no statement
+/// stores, `|v|` for a value
 /// `v` stored by `=`, and `|m| + |v_1| + ... + |v_n|` for a `+=` of the terms `v_1 .. v_n`
 /// onto an element of magnitude `m` (in f64, from the terms as the interpreter computed
 /// them). A sum computed in another order, or fused, differs from the interpreter's by at most
@@ -115,9 +117,9 @@ pub fn run(p: &Proved, bindings: &HashMap<String, i64>, buffers: &mut [Buffer]) 
 /// make small): it is what a tolerance for reordered sums is relative to.
 ///
 /// @pre as [`run`].
-/// @post `Ok(m)`: `m.len() == buffers.len()`, `m[t].len() == buffers[t].len()`, every
-/// `m[t][i] >= |buffers[t][i]|` for a float tensor (NaN where the value is NaN); the buffers
-/// hold what [`run`] leaves.
+/// @post `Ok(m)`: `m.len() == buffers.len()`; `m[t].len() == buffers[t].len()` and every
+/// `m[t][i] >= |buffers[t][i]|` (NaN where the value is NaN) for a float tensor a statement
+/// stores, `m[t]` empty for any other; the buffers hold what [`run`] leaves.
 ///
 /// ```
 /// use std::collections::HashMap;
@@ -160,16 +162,27 @@ pub fn run(p: &Proved, bindings: &HashMap<String, i64>, buffers: &mut [Buffer]) 
 /// let m = run_with_magnitudes(&p, &HashMap::new(), &mut bufs).unwrap();
 /// assert_eq!(bufs[1], Buffer::F32(vec![4.0, 1.5]));
 /// assert_eq!(m[1], vec![4.0, 3.5]);
-/// assert_eq!(m[0], vec![1.0, 1.0, 2.5, 2.5]);
+/// assert!(m[0].is_empty()); // an input: no magnitudes kept
 /// ```
 pub fn run_with_magnitudes(
     p: &Proved,
     bindings: &HashMap<String, i64>,
     buffers: &mut [Buffer],
 ) -> Result<Vec<Vec<f64>>, RunError> {
+    // Only the float tensors a statement stores: an input's magnitudes would be its values,
+    // kept again for every element.
+    let k = p.kernel();
+    let stored = |t: usize| {
+        k.stmts.iter().any(|s| s.target.tensor.index() == t)
+            && k.tensors.get(t).is_some_and(|x| x.elem.is_float())
+    };
     let mut mags: Vec<Vec<f64>> = buffers
         .iter()
-        .map(|b| (0..b.len()).map(|i| magnitude(load(b, i))).collect())
+        .enumerate()
+        .map(|(t, b)| match stored(t) {
+            true => (0..b.len()).map(|i| magnitude(load(b, i))).collect(),
+            false => Vec::new(),
+        })
         .collect();
     run_impl(p, bindings, buffers, Some(&mut mags))?;
     Ok(mags)
@@ -248,7 +261,10 @@ fn run_impl(
         .map(|x| x.extent.eval(bindings).map_err(lay))
         .collect::<Result<_, _>>()?;
     for s in &k.stmts {
-        let mag = mags.as_deref_mut().map(|m| &mut m[s.target.tensor.index()][..]);
+        let mag = mags
+            .as_deref_mut()
+            .map(|m| &mut m[s.target.tensor.index()][..])
+            .filter(|m| !m.is_empty());
         run_stmt(k, s, &extents, &tables, buffers, mag)?;
     }
     Ok(())
