@@ -115,8 +115,9 @@ fn view_entry<'a>(x: Borrowed<'a, '_, PyAny>) -> Option<TilerView<'a, i64>> {
 }
 
 /// `op(A, B)` of a tiler built-in (`composition`, the divides, the products) on a concrete
-/// layout `A`: `view` (where the algebra has that form) on the tiler read in place, else `f`
-/// on the tiler built.
+/// layout `A`: the tiler read in place where it can be ([`tiler_view_of`]), given to `view`
+/// where the algebra has that form and to `f` as the tiler it stands for otherwise; a nested
+/// tuple or a list built by [`tiler_of`].
 pub(crate) fn tiler_call(
     py: Python<'_>,
     f: TilerFn,
@@ -130,13 +131,14 @@ pub(crate) fn tiler_call(
     if b.is_none() {
         return Some(Ok(a.clone().unbind()));
     }
-    if let Some(g) = view
-        && let Some(t) = tiler_view_of(b)
-    {
-        return wrap(py, g(la, &t));
-    }
-    if let Some(lb) = concrete(b) {
-        return wrap(py, f(la, &Tiler::Layout(lb.clone())));
+    if let Some(t) = tiler_view_of(b) {
+        return wrap(
+            py,
+            match view {
+                Some(g) => g(la, &t),
+                None => f(la, &t.to_tiler()),
+            },
+        );
     }
     wrap(py, f(la, &tiler_of(b)?))
 }
