@@ -99,7 +99,7 @@ fn corpus_layouts_with_every_argument_kind_agree() {
 }
 
 /// The fast path answers the common lines itself (the test above would pass if it answered
-/// none): each of these computes without values.
+/// none): each of these computes without values, or fails in the algebra.
 #[test]
 fn fast_path_answers_the_common_lines() {
     for line in [
@@ -114,10 +114,31 @@ fn fast_path_answers_the_common_lines() {
     ] {
         let e = tessera::ir::text::parse_expr(line).unwrap();
         let mut out = String::new();
-        assert!(tessera::lang::fast::answer(&e, &mut out), "{line}");
+        assert!(
+            matches!(tessera::lang::fast::answer(&e, &mut out), Some(Ok(()))),
+            "{line}"
+        );
         assert_eq!(format!("ok {out}"), both(line).1, "{line}");
     }
-    // Declined: not a literal layout, another built-in, an error, a name.
+    // A tiler built-in's error is answered without values too, in the general path's words.
+    for line in [
+        "composition((4,2):(12,12),2:5)",
+        "composition((5,2):(3,0),8:1)",
+        "logical_divide((4,3):(0,1),(2,3):(2,1))",
+        "composition(12:1,(2,3))",
+        "zipped_divide((4,2):(12,12),2:5)",
+        "logical_product((4,2):(1,1),2:1)",
+        "flat_product(4:2,(2,2):(1,1))",
+    ] {
+        let e = tessera::ir::text::parse_expr(line).unwrap();
+        let mut out = String::new();
+        let Some(Err(err)) = tessera::lang::fast::answer(&e, &mut out) else {
+            panic!("{line}: not answered with an error");
+        };
+        assert!(out.is_empty());
+        assert_eq!(format!("error {err}"), both(line).1, "{line}");
+    }
+    // Declined: not a literal layout, another built-in, an error of complement, a name.
     for line in [
         "composition(8, 4:1)",
         "size(4:1)",
@@ -126,7 +147,7 @@ fn fast_path_answers_the_common_lines() {
     ] {
         let e = tessera::ir::text::parse_expr(line).unwrap();
         let mut out = String::new();
-        assert!(!tessera::lang::fast::answer(&e, &mut out), "{line}");
+        assert!(tessera::lang::fast::answer(&e, &mut out).is_none(), "{line}");
         assert!(out.is_empty());
     }
 }

@@ -5,11 +5,12 @@
 //! literals the parser read (borrowed, never copied into a [`super::Value`]) and printed
 //! straight into the output.
 //!
-//! A fast answer is only ever a computed result: anything else (another call, a name, a
-//! symbolic parameter, an argument of another kind, an error of the algebra, a result nested
-//! too deep) answers `false` and the line is evaluated as usual, which gives the canonical
-//! answer or error. So the fast path never changes an answer; `tests/eval_fast.rs` compares
-//! the two on the corpus and on random lines.
+//! A fast answer is a computed result, or the algebra's error for a tiler built-in (whose
+//! general evaluation calls the same function on the same arguments and returns that error
+//! unchanged); anything else (another call, a name, a symbolic parameter, an argument of
+//! another kind, an error of `complement` or `coalesce`, a result nested too deep) is left to
+//! the general evaluation, which gives the canonical answer or error. So the fast path never
+//! changes an answer; `tests/eval_fast.rs` compares the two on the corpus and on random lines.
 
 use super::Value;
 use std::fmt::Write;
@@ -140,9 +141,11 @@ fn profile(e: &Expr) -> Option<HTuple<bool>> {
     }
 }
 
-/// The result of the call `name(args)` on literal arguments, if it has a fast path and the
-/// algebra computes it (`None` for anything else: the caller evaluates the line as usual).
-fn compute(name: &str, args: &[Expr]) -> Option<Layout<i64>> {
+/// The result of the call `name(args)` on literal arguments, if it has a fast path: `None`
+/// for anything else (the caller evaluates the line as usual). An error of the algebra is
+/// returned only where the built-in gives that same error ([`tiler_errors`]); elsewhere, and
+/// for a result nested too deep, the answer is `None`.
+fn compute(name: &str, args: &[Expr]) -> Option<Result<Layout<i64>>> {
     let r = match (name, args) {
         ("complement", [a]) => alg::complement(layout(a)?, None),
         ("complement", [a, t]) => {
@@ -165,35 +168,60 @@ fn compute(name: &str, args: &[Expr]) -> Option<Layout<i64>> {
         }
         _ => return None,
     };
-    r.ok().filter(|l| !too_deep(l))
+    match r {
+        Ok(l) if too_deep(&l) => None,
+        Ok(l) => Some(Ok(l)),
+        Err(e) if tiler_errors(name, args) => Some(Err(e)),
+        Err(_) => None,
+    }
 }
 
-/// Appends the answer to `e` to `out` when `e` is a fast-path call on literals whose result
-/// the algebra computes; `false` (and `out` unchanged) otherwise. The caller must have no
-/// bound names or parameters (a name could shadow a built-in).
+/// Whether an error of the algebra on the fast path's arguments is the built-in's answer to
+/// the line: true for the tiler built-ins on two arguments. The built-in (`tiler_op` in
+/// `builtins/algebra.rs`) converts a literal layout and a tiler the fast path read in place
+/// without an error of its own (a tiler with an extent below 1 never reaches here:
+/// [`tiler_view`] declines it) and calls the same algebra function, whose view forms give
+/// the same errors as their owned forms. `complement`'s and `coalesce`'s arguments go through
+/// conversions that check them first, so their errors are left to the general evaluation.
+fn tiler_errors(name: &str, args: &[Expr]) -> bool {
+    args.len() == 2 && tiler_fn(name).is_some()
+}
+
+/// The answer to `e` when `e` is a fast-path call on literals: `Some(Ok(()))` with the
+/// result appended to `out`, `Some(Err(e))` with the error the general evaluation gives
+/// (`out` unchanged), or `None` (`out` unchanged) when the line is left to the general
+/// evaluation. The caller must have no bound names or parameters (a name could shadow a
+/// built-in).
 ///
 /// @pre no name is bound in the session that evaluates `e`.
-/// @post when `true`, `out` gained exactly the text the general evaluation prints.
+/// @post `Some(Ok(()))`: `out` gained exactly the text the general evaluation prints;
+/// `Some(Err(e))`: `e` is the error the general evaluation returns.
 ///
 /// ```
 /// let e = tessera::ir::text::parse_expr("composition((6,2):(8,2),(4,3):(3,1))").unwrap();
 /// let mut out = String::new();
-/// assert!(tessera::lang::fast::answer(&e, &mut out));
+/// assert!(matches!(tessera::lang::fast::answer(&e, &mut out), Some(Ok(()))));
 /// assert_eq!(out, "((2,2),3):((24,2),8)");
+/// // An error of a tiler built-in is answered too, as the general evaluation words it.
+/// let e = tessera::ir::text::parse_expr("composition((4,2):(12,12),2:5)").unwrap();
+/// let err = tessera::lang::fast::answer(&e, &mut out).unwrap().unwrap_err();
+/// assert!(err.to_string().contains("stride divisibility"));
 /// // Not a fast-path call: left to the general evaluation.
-/// assert!(!tessera::lang::fast::answer(&tessera::ir::text::parse_expr("size(4:1)").unwrap(), &mut out));
+/// let e = tessera::ir::text::parse_expr("size(4:1)").unwrap();
+/// assert!(tessera::lang::fast::answer(&e, &mut out).is_none());
 /// ```
-pub fn answer(e: &Expr, out: &mut String) -> bool {
+pub fn answer(e: &Expr, out: &mut String) -> Option<Result<()>> {
     let ExprKind::Call(name, args) = &e.kind else {
-        return false;
+        return None;
     };
-    let Some(l) = compute(name, args) else {
-        return false;
+    let l = match compute(name, args)? {
+        Ok(l) => l,
+        Err(err) => return Some(Err(err)),
     };
     let before = out.len();
     if write!(out, "{l}").is_err() {
         out.truncate(before);
-        return false;
+        return None;
     }
-    true
+    Some(Ok(()))
 }

@@ -228,8 +228,11 @@ impl Session {
     fn eval_plain(&self, src: &str, out: &mut String) -> Result<()> {
         use std::fmt::Write;
         let e = parse_expr(src)?;
-        if self.env.vars.is_empty() && !self.no_fast_path && fast::answer(&e, out) {
-            return Ok(());
+        if self.env.vars.is_empty()
+            && !self.no_fast_path
+            && let Some(r) = fast::answer(&e, out)
+        {
+            return r;
         }
         let before = out.len();
         let written = if self.env.vars.is_empty() {
