@@ -133,8 +133,14 @@ impl Block {
 
 /// Appends the answer to one `--batch` line and its newline to `out`; an internal error sets
 /// `code`.
-fn reply(session: &Session, line: Line, bytes: &[u8], out: &mut String, code: &mut i32) {
-    let raw = match (line, std::str::from_utf8(bytes)) {
+fn reply(
+    session: &Session,
+    line: Line,
+    text: Result<&str, std::str::Utf8Error>,
+    out: &mut String,
+    code: &mut i32,
+) {
+    let raw = match (line, text) {
         (Line::Overlong, _) => {
             out.push_str("error: line longer than 1048576 bytes (1 MiB); skipped\n");
             return;
@@ -168,8 +174,18 @@ fn reply_all(session: &Session, block: &Block, lines: &[(Line, Range<usize>)], c
     // About as long as the questions: a result is rarely longer than its expression.
     let bytes: usize = lines.iter().map(|(_, r)| r.len() + 8).sum();
     let mut out = String::with_capacity(bytes);
+    // The lines' bytes lie one after the other: checked as UTF-8 in one pass. A slice of valid
+    // UTF-8 between two character boundaries is valid, so a line is taken from the checked
+    // text when its ends are boundaries (`str::get`); otherwise (an invalid block, a character
+    // split between two lines) the line is checked alone, which finds its error.
+    let span = lines.first().map_or(0, |l| l.1.start)..lines.last().map_or(0, |l| l.1.end);
+    let checked = std::str::from_utf8(&block.bytes[span.clone()]).ok();
     for (kind, r) in lines {
-        reply(session, *kind, &block.bytes[r.clone()], &mut out, code);
+        let text = match checked.and_then(|t| t.get(r.start - span.start..r.end - span.start)) {
+            Some(t) => Ok(t),
+            None => std::str::from_utf8(&block.bytes[r.clone()]),
+        };
+        reply(session, *kind, text, &mut out, code);
     }
     out
 }

@@ -59,6 +59,19 @@ fn batch_answers_an_invalid_utf8_line_and_goes_on() {
         "error: line is not valid UTF-8 (invalid byte at column 4)"
     );
     assert_eq!(lines[4..], ["", "", "20"]);
+    // A character split between two lines (`\xc3` ends one, `\xa9` starts the next: together
+    // an `é`): each line alone is invalid, also when the lines around are valid.
+    let (lines, code) = batch("utf8_split.txt", b"size(4:1)\n(2,\xc3\n\xa9,3)\nsize(8:1)\n");
+    assert_eq!(code, 0, "{lines:?}");
+    assert_eq!(
+        lines,
+        [
+            "4",
+            "error: line is not valid UTF-8 (invalid byte at column 4)",
+            "error: line is not valid UTF-8 (invalid byte at column 1)",
+            "8"
+        ]
+    );
 }
 
 #[test]
