@@ -189,11 +189,13 @@ pub(crate) type AtLane<'f> =
 
 /// The innermost loop over `last` in `[first, end)` (`bounds`), in chunks: the staged loads
 /// widened, `at` over the chunk four lanes at a time (`wide`) and then one (`scalar`), the
-/// target narrowed. `point` holds the outer indices' values.
+/// target narrowed. `point` holds the outer indices' values; a load in `hoisted` is not
+/// widened per chunk but read from its tile's scratch.
 ///
 /// @pre `st` is [`plan`]'s answer for the statement `wide` compiles, whose target is
 /// `target`; `wide` is its four-lane environment along `last`, `scalar` its one-lane one;
-/// `first <= end`, both within the tile of the current point.
+/// `first <= end`, both within the tile of the current point; `hoisted` is
+/// [`widen_hoisted`]'s answer for this tile's `first` (or empty).
 /// @post the code computes what the unstaged loop computes, bit for bit.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn chunks(
