@@ -317,3 +317,70 @@ kernel cast { y[i,j] = f16(w[i,j] * 3) }
     // The elements are of type f16 everywhere f16 is declared.
     assert_eq!(ElemType::F16.bytes(), 2);
 }
+
+/// A load indexed by the innermost index alone (`c[j]`, `r[i]` column-major) is widened once
+/// per tile and each chunk reads its part; the chunk's loop runs eight vectors per iteration.
+/// Tiles whose range along the innermost index starts past 0 and spans several chunks
+/// (`tile j:600` at N = 1031: chunks at 0, 512, 600, 1112), rows of every length modulo 32,
+/// a row too long to hoist (16390 elements), the hoisted load used twice, bf16, a column-major
+/// nest, and bias values with NaN payloads, infinities, subnormals and both zeros, every path,
+/// 1 and 2 threads.
+#[test]
+fn hoisted_loads_and_unrolled_loops_equal_the_interpreter() {
+    let src = "\
+param M, N where 1 <= M <= 4096, 1 <= N <= 65536
+tensor x : f16[(M,N):(N,1)]
+tensor c : f16[N:1]
+tensor y : f16[(M,N):(N,1)]
+tensor xb : bf16[(M,N):(N,1)]
+tensor cb : bf16[N:1]
+tensor yb : bf16[(M,N):(N,1)]
+tensor xc : f16[(M,N):(1,M)]
+tensor r : f16[M:1]
+tensor yc : f16[(M,N):(1,M)]
+kernel bias { y[i,j] = max(x[i,j] + c[j], 0) }
+kernel biastile tile i:2, j:600 { y[i,j] = max(x[i,j] + c[j], 0) }
+kernel twice { y[i,j] = x[i,j] * c[j] - c[j] }
+kernel bias_b { yb[i,j] = xb[i,j] + cb[j] }
+kernel colbias { yc[i,j] = xc[i,j] + r[i] }
+";
+    let specials: [u16; 12] = [
+        0x7e00, 0xfe01, 0x7c01, 0xfc01, 0x7fff, 0x7c00, 0xfc00, 0x0000, 0x8000, 0x0001, 0x83ff, 0x3c00,
+    ];
+    let sprinkle = |buf: Buffer| match buf {
+        // Every fifth element special (bf16 reads the same bits: NaNs, infinities, zeros).
+        Buffer::F16(mut v) => {
+            for (k, e) in v.iter_mut().enumerate().filter(|(k, _)| k % 5 == 0) {
+                *e = half::f16::from_bits(specials[(k / 5) % 12]);
+            }
+            Buffer::F16(v)
+        }
+        Buffer::BF16(mut v) => {
+            for (k, e) in v.iter_mut().enumerate().filter(|(k, _)| k % 5 == 0) {
+                *e = half::bf16::from_bits(specials[(k / 5) % 12] | 0x0040);
+            }
+            Buffer::BF16(v)
+        }
+        other => other,
+    };
+    let shapes = [(5, 1031), (3, 37), (4, 96), (6, 45), (2, 16390), (1031, 5)];
+    for (m, n) in shapes {
+        let b = bind(&[("M", m), ("N", n)]);
+        for name in ["bias", "biastile", "twice", "bias_b", "colbias"] {
+            let k = kernel(src, name);
+            let ins: Vec<Buffer> = k
+                .tensors
+                .iter()
+                .enumerate()
+                .map(|(t, x)| {
+                    let len = x.cosize.eval(&b).unwrap() as usize;
+                    sprinkle(buffer(x.elem, len, 29 + t as u64))
+                })
+                .collect();
+            let (_, tiles) = agree(src, name, &b, &ins);
+            // Four lanes (and so tiles) need four elements along the innermost index.
+            let inner = if name == "colbias" { m } else { n };
+            assert_eq!(tiles[0], inner >= 4, "{name} {m}x{n}: tiles taken");
+        }
+    }
+}

@@ -143,6 +143,10 @@ fn isa() -> Result<std::sync::Arc<dyn cranelift_codegen::isa::TargetIsa>, JitErr
     set(&mut flags, "opt_level", "speed")?;
     set(&mut flags, "is_pic", "false")?;
     set(&mut flags, "use_colocated_libcalls", "false")?;
+    // A frame over a page (the 16-bit float scratch tiles of a loop nest run to 64 KiB) touches
+    // each page on entry, so it cannot step over a thread's guard page.
+    set(&mut flags, "enable_probestack", "true")?;
+    set(&mut flags, "probestack_strategy", "inline")?;
     let builder = cranelift_native::builder().map_err(|e| JitError::Cranelift(e.to_string()))?;
     builder
         .finish(settings::Flags::new(flags))

@@ -217,9 +217,14 @@ pub(crate) fn compile_stmt(
         None
     };
     let vector = modes.is_some();
-    let staged = modes
+    let mut staged = modes
         .as_ref()
         .and_then(|m| staging::plan(s, tensors, m, copy.is_some(), half));
+    // Loads indexed by the innermost index alone are widened once per tile, where the nest has
+    // other loops to hoist them out of.
+    if let Some(st) = staged.as_mut().filter(|_| order.len() > 1) {
+        st.hoist(inner, inner_tile);
+    }
     let half_tiles = staged.is_some();
     let start = Instant::now();
     let (module, code) = compile_returning(
@@ -270,6 +275,13 @@ pub(crate) fn compile_stmt(
                     let end = b.ins().smin(end, cap);
                     bounds.insert(*x, (first, end));
                 }
+                // Before the loops over the other indices (each non-empty in the tile).
+                let hoisted = match (&wide, &staged) {
+                    (Some(w), Some(st)) => {
+                        staging::widen_hoisted(b, st, w, inner, bounds[&inner], inner_tile)
+                    }
+                    _ => staging::Hoisted::default(),
+                };
                 nest(b, &order, &bounds, HashMap::new(), &mut |b, point, last| {
                     let (first, end) = bounds[&inner];
                     match (&wide, &staged) {
@@ -281,6 +293,7 @@ pub(crate) fn compile_stmt(
                             point,
                             last,
                             (first, end),
+                            &hoisted,
                             &mut |b, env, p| body(b, env, k, s, copy, extents, p),
                         ),
                         (Some(w), None) => {
