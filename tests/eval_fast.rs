@@ -23,6 +23,14 @@ fn both(line: &str) -> (String, String) {
     (fast, slow)
 }
 
+/// The fast path's answer to `line` (`tessera::lang::fast::answer`) and the text it wrote.
+fn fast(line: &str) -> (Option<tessera::ir::Result<()>>, String) {
+    let e = tessera::ir::text::parse_expr(line).unwrap();
+    let mut out = String::new();
+    let r = tessera::lang::fast::answer(&e, &mut out);
+    (r, out)
+}
+
 /// The calls with a fast path, and the second arguments they take.
 const CALLS: &[&str] = &[
     "composition",
@@ -112,12 +120,8 @@ fn fast_path_answers_the_common_lines() {
         "coalesce((2,(1,6)):(1,(6,2)),(1,1))",
         "tiled_divide((8,6):(1,8),(2:1,3:2))",
     ] {
-        let e = tessera::ir::text::parse_expr(line).unwrap();
-        let mut out = String::new();
-        assert!(
-            matches!(tessera::lang::fast::answer(&e, &mut out), Some(Ok(()))),
-            "{line}"
-        );
+        let (r, out) = fast(line);
+        assert!(matches!(r, Some(Ok(()))), "{line}");
         assert_eq!(format!("ok {out}"), both(line).1, "{line}");
     }
     // A tiler built-in's error is answered without values too, in the general path's words.
@@ -130,9 +134,7 @@ fn fast_path_answers_the_common_lines() {
         "logical_product((4,2):(1,1),2:1)",
         "flat_product(4:2,(2,2):(1,1))",
     ] {
-        let e = tessera::ir::text::parse_expr(line).unwrap();
-        let mut out = String::new();
-        let Some(Err(err)) = tessera::lang::fast::answer(&e, &mut out) else {
+        let (Some(Err(err)), out) = fast(line) else {
             panic!("{line}: not answered with an error");
         };
         assert!(out.is_empty());
@@ -145,9 +147,8 @@ fn fast_path_answers_the_common_lines() {
         "complement((4,2):(1,1))",
         "logical_divide(A, 2)",
     ] {
-        let e = tessera::ir::text::parse_expr(line).unwrap();
-        let mut out = String::new();
-        assert!(tessera::lang::fast::answer(&e, &mut out).is_none(), "{line}");
+        let (r, out) = fast(line);
+        assert!(r.is_none(), "{line}");
         assert!(out.is_empty());
     }
 }
