@@ -30,7 +30,7 @@ use crate::jit::half_tiles::Routine;
 use crate::jit::loops::for_loop;
 use crate::kernel::{Access, ElemType, IndexId, Op, Stmt, StoreKind};
 use cranelift_codegen::ir::{
-    AbiParam, InstBuilder, SigRef, Signature, StackSlotData, StackSlotKind, Value, types,
+    AbiParam, InstBuilder, SigRef, Signature, StackSlot, StackSlotData, StackSlotKind, Value, types,
 };
 use cranelift_frontend::FunctionBuilder;
 use std::collections::HashMap;
@@ -55,23 +55,22 @@ pub(crate) struct Staging {
 pub(crate) const HOIST_BYTES: i64 = 64 * 1024;
 
 /// The loads widened once per tile ([`widen_hoisted`]): the tile's first element along the
-/// innermost index, and each hoisted load with the address of its tile-long scratch (element
-/// `first` at offset 0).
+/// innermost index, and per staged load (in the order of [`Staging`]'s loads) the address of
+/// its tile-long scratch (element `first` at offset 0) where it is hoisted. Empty when no load
+/// is hoisted.
 #[derive(Clone, Default)]
 pub(crate) struct Hoisted {
-    tiles: Vec<(Access, Value)>,
+    tiles: Vec<Option<Value>>,
     first: Option<Value>,
 }
 
-impl Hoisted {
-    /// The scratch address of chunk `c`'s first element of load `a`, if `a` is hoisted.
-    fn chunk_tile(&self, b: &mut FunctionBuilder<'_>, a: &Access, c: Value) -> Option<Value> {
-        let base = self.tiles.iter().find(|(x, _)| x == a).map(|(_, t)| *t)?;
-        let first = self.first?;
-        let k = b.ins().isub(c, first);
-        let bytes = b.ins().imul_imm_s(k, 4);
-        Some(b.ins().iadd(base, bytes))
-    }
+/// Where a chunk reads a staged load from.
+#[derive(Clone, Copy)]
+enum Source {
+    /// A chunk-long scratch, widened before each chunk.
+    Chunk(StackSlot),
+    /// Its tile's scratch (hoisted), which starts at the tile's `first` element.
+    Tile { base: Value, first: Value },
 }
 
 /// Four-lane bodies per iteration of a chunk's loop (32 elements): the loop's own
@@ -162,10 +161,14 @@ pub(crate) fn widen_hoisted(
     if !st.hoisted.iter().any(|h| *h) {
         return Hoisted::default();
     }
-    let mut tiles = Vec::new();
+    let mut tiles = Vec::with_capacity(st.loads.len());
     let helper = helper_signature(b);
     let n = b.ins().isub(end, first);
-    for ((a, r), _) in st.loads.iter().zip(&st.hoisted).filter(|(_, h)| **h) {
+    for ((a, r), hoisted) in st.loads.iter().zip(&st.hoisted) {
+        if !hoisted {
+            tiles.push(None);
+            continue;
+        }
         let slot = b.create_sized_stack_slot(StackSlotData::new(
             StackSlotKind::ExplicitSlot,
             (inner_tile * 4) as u32,
@@ -175,7 +178,7 @@ pub(crate) fn widen_hoisted(
         let p = HashMap::from([(last, first)]);
         let src = wide.address(b, a, &p, 1);
         call(b, helper, r.widen_fn() as usize, [src, tile, n]);
-        tiles.push((a.clone(), tile));
+        tiles.push(Some(tile));
     }
     Hoisted {
         tiles,
@@ -217,10 +220,13 @@ pub(crate) fn chunks(
         ))
     };
     // A hoisted load has its tile already; every other staged load a chunk-long scratch.
-    let load_slots: Vec<_> = st
-        .loads
-        .iter()
-        .map(|(a, _)| (!hoisted.tiles.iter().any(|(x, _)| x == a)).then(|| slot(b)))
+    let sources: Vec<Source> = (0..st.loads.len())
+        .map(
+            |i| match (hoisted.tiles.get(i).copied().flatten(), hoisted.first) {
+                (Some(base), Some(first)) => Source::Tile { base, first },
+                _ => Source::Chunk(slot(b)),
+            },
+        )
         .collect();
     let helper = helper_signature(b);
     let target_slot = st.target.map(|_| slot(b));
@@ -231,18 +237,20 @@ pub(crate) fn chunks(
         let mut p = point.clone();
         p.insert(last, c);
         let mut loads = Vec::with_capacity(st.loads.len());
-        for ((a, r), s) in st.loads.iter().zip(&load_slots) {
-            let tile = match s {
-                Some(s) => {
-                    let tile = b.ins().stack_addr(types::I64, *s, 0);
+        for ((a, r), s) in st.loads.iter().zip(&sources) {
+            let tile = match *s {
+                Source::Chunk(s) => {
+                    let tile = b.ins().stack_addr(types::I64, s, 0);
                     let src = wide.address(b, a, &p, 1);
                     call(b, helper, r.widen_fn() as usize, [src, tile, n]);
                     tile
                 }
                 // Widened once per tile: this chunk starts `c - first` elements into it.
-                None => hoisted
-                    .chunk_tile(b, a, c)
-                    .expect("a load without a scratch of its own is hoisted"),
+                Source::Tile { base, first } => {
+                    let k = b.ins().isub(c, first);
+                    let bytes = b.ins().imul_imm_s(k, 4);
+                    b.ins().iadd(base, bytes)
+                }
             };
             loads.push((a.clone(), tile));
         }

@@ -7,7 +7,7 @@
 use super::prepare::TensorCode;
 use crate::jit::convert::{self, Width};
 use crate::jit::index;
-use crate::kernel::{Access, BinOp, ElemType, IndexId, Op, Scalar, Stmt, UnOp, constant};
+use crate::kernel::{Access, BinOp, ElemType, IndexId, Node, Op, Scalar, Stmt, UnOp, constant};
 use crate::plan::Plan;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{Block, InstBuilder, MemFlagsData, Type, Value, types};
@@ -359,14 +359,7 @@ impl Env<'_, '_> {
                 }
                 Op::Binary(op, x, y) => {
                     // A constant operand that is not a NaN needs no NaN test.
-                    let number = |v: crate::kernel::ValueId| {
-                        let n = &s.nodes[v.index()];
-                        match constant(&n.op, n.ty) {
-                            Some(Scalar::F32(c)) => Some(f64::from(c)).filter(|c| !c.is_nan()),
-                            Some(Scalar::F64(c)) => Some(c).filter(|c| !c.is_nan()),
-                            _ => None,
-                        }
-                    };
+                    let number = |v: crate::kernel::ValueId| float_number(&s.nodes[v.index()]);
                     let (xv, yv) = (vals[x.index()], vals[y.index()]);
                     self.binary(b, *op, ty, (xv, number(*x)), (yv, number(*y)))
                 }
@@ -490,11 +483,7 @@ pub(crate) fn never_nan(s: &Stmt) -> bool {
         let v = !n.ty.is_float()
             || match &n.op {
                 Op::Int(_) => true,
-                Op::Float(_) => match constant(&n.op, n.ty) {
-                    Some(Scalar::F32(c)) => !c.is_nan(),
-                    Some(Scalar::F64(c)) => !c.is_nan(),
-                    _ => false,
-                },
+                Op::Float(_) => float_number(n).is_some(),
                 Op::Binary(BinOp::Max | BinOp::Min, x, y) => {
                     never.get(x.index()).copied().unwrap_or(false)
                         || never.get(y.index()).copied().unwrap_or(false)
@@ -505,6 +494,15 @@ pub(crate) fn never_nan(s: &Stmt) -> bool {
         never.push(v);
     }
     never.get(s.value.index()).copied().unwrap_or(false)
+}
+
+/// The value of `n` when it is a float constant other than NaN (as `f64`, exact for an `f32`).
+fn float_number(n: &Node) -> Option<f64> {
+    match constant(&n.op, n.ty) {
+        Some(Scalar::F32(c)) => Some(f64::from(c)).filter(|c| !c.is_nan()),
+        Some(Scalar::F64(c)) => Some(c).filter(|c| !c.is_nan()),
+        _ => None,
+    }
 }
 
 /// Lane-wise `c ? x : y` for a comparison `c` of `x`'s width (a vector mask is reread as
