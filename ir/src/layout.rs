@@ -188,18 +188,18 @@ impl<I: Int> Layout<I> {
 
     /// Concatenation: each layout becomes one mode (`make_layout`).
     pub fn concat(modes: impl IntoIterator<Item = Layout<I>>) -> Layout<I> {
-        let mut b = LayoutBuilder::new();
-        let mut n = 0u32;
-        b.toks.push(1);
-        for m in modes {
-            b.toks.extend_from_slice(m.shape.profile().tokens());
-            let (s, d) = (m.shape.into_leaves(), m.stride.into_leaves());
-            b.s.extend(s);
-            b.d.extend(d);
-            n += 1;
-        }
-        b.toks[0] = n + 1;
-        b.finish()
+        let built = Layout::build(|b| {
+            let mut n = 0u32;
+            b.toks.push(1);
+            for m in modes {
+                b.push_layout(m);
+                n += 1;
+            }
+            b.toks[0] = n + 1;
+            Ok(())
+        });
+        // The closure never fails.
+        built.unwrap_or_else(|_| Layout::unfilled())
     }
 
     /// The flat layout of the same leaves (depth ≤ 1); a single leaf stays a leaf.
@@ -447,22 +447,17 @@ impl<'a, I: Int> Parts<'a, I> {
     }
 }
 
-/// Builds a layout from prefix tokens and leaves, without intermediate layouts.
-pub(crate) struct LayoutBuilder<I> {
-    pub(crate) toks: Tokens,
-    pub(crate) s: Leaves<I>,
-    pub(crate) d: Leaves<Stride<I>>,
+/// Writes a layout's prefix tokens and leaves in place, into the layout it borrows (the
+/// shape's tokens and leaves and the stride's leaves; [`Layout::build_in_place`] copies the
+/// tokens into the stride's profile at the end), without intermediate layouts and without
+/// moving a finished layout out of a builder.
+pub(crate) struct LayoutBuilder<'a, I> {
+    pub(crate) toks: &'a mut Tokens,
+    pub(crate) s: &'a mut Leaves<I>,
+    pub(crate) d: &'a mut Leaves<Stride<I>>,
 }
 
-impl<I: Int> LayoutBuilder<I> {
-    pub(crate) fn new() -> Self {
-        LayoutBuilder {
-            toks: SmallVec::new(),
-            s: SmallVec::new(),
-            d: SmallVec::new(),
-        }
-    }
-
+impl<I: Int> LayoutBuilder<'_, I> {
     /// Appends a leaf `s:d`, or a flat tuple when given several pairs (one pair is a leaf).
     pub(crate) fn push_flat(
         &mut self,
@@ -495,11 +490,47 @@ impl<I: Int> LayoutBuilder<I> {
         self.s.extend(p.s.iter().cloned());
         self.d.extend(p.d.iter().cloned());
     }
+}
 
-    pub(crate) fn finish(self) -> Layout<I> {
-        Layout {
-            shape: HTuple::from_raw(self.toks.clone(), self.s),
-            stride: HTuple::from_raw(self.toks, self.d),
+impl<I: Int> Layout<I> {
+    /// The layout `f` writes into a [`LayoutBuilder`] (it must leave tokens and leaves
+    /// consistent: one token sequence for both parts, one leaf of each part per leaf token).
+    pub(crate) fn build(f: impl FnOnce(&mut LayoutBuilder<'_, I>) -> Result<()>) -> Result<Self> {
+        let mut l = Layout::unfilled();
+        l.build_in_place(f)?;
+        Ok(l)
+    }
+
+    /// Replaces this layout with the one `f` writes into a [`LayoutBuilder`] over its own
+    /// storage (nothing is moved: the layout is filled where it is). On an error of `f` the
+    /// layout is left empty (no tokens, no leaves).
+    pub(crate) fn build_in_place(
+        &mut self,
+        f: impl FnOnce(&mut LayoutBuilder<'_, I>) -> Result<()>,
+    ) -> Result<()> {
+        let (toks, s) = self.shape.raw_mut();
+        let (dtoks, d) = self.stride.raw_mut();
+        toks.clear();
+        s.clear();
+        d.clear();
+        dtoks.clear();
+        let r = f(&mut LayoutBuilder {
+            toks: &mut *toks,
+            s: &mut *s,
+            d: &mut *d,
+        });
+        match r {
+            Ok(()) => {
+                dtoks.extend_from_slice(toks);
+                debug_assert!(self.shape.congruent(&self.stride));
+                Ok(())
+            }
+            Err(e) => {
+                toks.clear();
+                s.clear();
+                d.clear();
+                Err(e)
+            }
         }
     }
 }

@@ -10,7 +10,7 @@ use crate::stride::Stride;
 
 /// What a layout entry of a tuple tiler makes of its mode of `A` (given as borrowed parts),
 /// appended to the builder as the next mode.
-pub(crate) type ModeFn<I> = fn(&mut LayoutBuilder<I>, Parts<'_, I>, &Layout<I>) -> Result<()>;
+pub(crate) type ModeFn<I> = fn(&mut LayoutBuilder<'_, I>, Parts<'_, I>, &Layout<I>) -> Result<()>;
 
 /// One entry of a tuple tiler, as the by-mode walk reads it from a [`Tiler`] or a
 /// [`TilerView`].
@@ -56,9 +56,7 @@ pub(crate) fn by_mode<I: Int, T: ModeTiler<I>>(
     ts: &[T],
     f: ModeFn<I>,
 ) -> Result<Layout<I>> {
-    let mut out = LayoutBuilder::new();
-    by_mode_into(op, &mut out, Parts::of(a), ts, f)?;
-    Ok(out.finish())
+    Layout::build(|out| by_mode_into(op, out, Parts::of(a), ts, f))
 }
 
 /// [`by_mode`] of the (sub-)mode `a`, appended to `out` as its next mode: the modes of `a` are
@@ -66,7 +64,7 @@ pub(crate) fn by_mode<I: Int, T: ModeTiler<I>>(
 /// as a layout of its own. A leaf `a` is its own single mode: the result is a rank-1 tuple.
 fn by_mode_into<I: Int, T: ModeTiler<I>>(
     op: &'static str,
-    out: &mut LayoutBuilder<I>,
+    out: &mut LayoutBuilder<'_, I>,
     a: Parts<'_, I>,
     ts: &[T],
     f: ModeFn<I>,

@@ -138,7 +138,7 @@ fn coalesce_z_slices<I: Int>(s: &mut [I], d: &mut [Stride<I>]) -> Result<usize> 
 /// otherwise, `1:0` when none does; `drop_trailing_one` drops a trailing size-1 mode of
 /// several (`coalesce`).
 fn coalesce_into<I: Int>(
-    out: &mut LayoutBuilder<I>,
+    out: &mut LayoutBuilder<'_, I>,
     s: &[I],
     d: &[Stride<I>],
     drop_trailing_one: bool,
@@ -169,9 +169,7 @@ fn coalesce_into<I: Int>(
 
 /// [`coalesce_into`] as a layout of its own.
 fn coalesced<I: Int>(s: &[I], d: &[Stride<I>], drop_trailing_one: bool) -> Result<Layout<I>> {
-    let mut out = LayoutBuilder::new();
-    coalesce_into(&mut out, s, d, drop_trailing_one)?;
-    Ok(out.finish())
+    Layout::build(|out| coalesce_into(out, s, d, drop_trailing_one))
 }
 
 /// Coalesces the whole layout to depth ≤ 1, dropping a trailing size-1 mode (C++ `coalesce`).
@@ -209,7 +207,7 @@ pub fn coalesce<I: Int>(a: &Layout<I>) -> Result<Layout<I>> {
 }
 
 /// [`coalesce`] of the flat leaves `s:d`, appended to `out` as its next mode.
-fn coalesce_leaves<I: Int>(out: &mut LayoutBuilder<I>, s: &[I], d: &[Stride<I>]) -> Result<()> {
+fn coalesce_leaves<I: Int>(out: &mut LayoutBuilder<'_, I>, s: &[I], d: &[Stride<I>]) -> Result<()> {
     coalesce_into(out, s, d, true)
 }
 
@@ -249,7 +247,7 @@ pub fn coalesce_z<I: Int>(a: &Layout<I>) -> Result<Layout<I>> {
 }
 
 /// [`coalesce_z`] of the flat leaves `s:d`, appended to `out` as its next mode.
-fn coalesce_z_leaves<I: Int>(out: &mut LayoutBuilder<I>, s: &[I], d: &[Stride<I>]) -> Result<()> {
+fn coalesce_z_leaves<I: Int>(out: &mut LayoutBuilder<'_, I>, s: &[I], d: &[Stride<I>]) -> Result<()> {
     coalesce_into(out, s, d, false)
 }
 
@@ -320,7 +318,7 @@ pub fn coalesce_z_by<I: Int>(a: &Layout<I>, profile: &HTuple<bool>) -> Result<La
 
 /// What a `true` leaf of a profile makes of a mode, from the mode's flat leaves, appended to
 /// the builder as its next mode.
-type Whole<I> = fn(&mut LayoutBuilder<I>, &[I], &[Stride<I>]) -> Result<()>;
+type Whole<I> = fn(&mut LayoutBuilder<'_, I>, &[I], &[Stride<I>]) -> Result<()>;
 
 /// By-profile application of `whole`, written mode by mode into one builder: the modes of `a`
 /// are read as borrowed parts, never built as layouts of their own.
@@ -332,22 +330,18 @@ fn by_profile<I: Int>(
 ) -> Result<Layout<I>> {
     if let Some(&keep_or_go) = profile.as_leaf() {
         return if keep_or_go {
-            let mut out = LayoutBuilder::new();
-            whole(&mut out, a.flat_shape(), a.flat_stride())?;
-            Ok(out.finish())
+            Layout::build(|out| whole(out, a.flat_shape(), a.flat_stride()))
         } else {
             Ok(a.clone())
         };
     }
-    let mut out = LayoutBuilder::new();
     let p = (profile.profile().tokens(), profile.leaves());
-    profile_into(&mut out, Parts::of(a), p, op, whole)?;
-    Ok(out.finish())
+    Layout::build(|out| profile_into(out, Parts::of(a), p, op, whole))
 }
 
 /// Appends mode `a` taken by the (sub-)profile `p` (its prefix tokens and leaves) to `out`.
 fn profile_into<I: Int>(
-    out: &mut LayoutBuilder<I>,
+    out: &mut LayoutBuilder<'_, I>,
     a: Parts<'_, I>,
     (ptoks, pleaves): (&[u32], &[bool]),
     op: &'static str,
@@ -417,13 +411,11 @@ fn profile_into<I: Int>(
 /// assert!(filter(&big).unwrap_err().to_string().contains("does not fit in i64"));
 /// ```
 pub fn filter<I: Int>(a: &Layout<I>) -> Result<Layout<I>> {
-    let mut out = LayoutBuilder::new();
-    filter_leaves(&mut out, a.flat_shape(), a.flat_stride())?;
-    Ok(out.finish())
+    Layout::build(|out| filter_leaves(out, a.flat_shape(), a.flat_stride()))
 }
 
 /// [`filter`] of the flat leaves `s:d`, appended to `out` as its next mode.
-fn filter_leaves<I: Int>(out: &mut LayoutBuilder<I>, s: &[I], d: &[Stride<I>]) -> Result<()> {
+fn filter_leaves<I: Int>(out: &mut LayoutBuilder<'_, I>, s: &[I], d: &[Stride<I>]) -> Result<()> {
     let (shape, stride) = (s, d);
     let mut s = Vec::new();
     let mut d = Vec::new();

@@ -150,7 +150,7 @@ pub fn composition_view<I: Int>(a: &Layout<I>, t: &TilerView<'_, I>) -> Result<L
 
 /// Mode `m` of `A` composed with the layout `b` of a tuple tiler, appended to `out` (the
 /// mode is read in place, never built as a layout of its own).
-fn compose_mode<I: Int>(out: &mut LayoutBuilder<I>, m: Parts<'_, I>, b: &Layout<I>) -> Result<()> {
+fn compose_mode<I: Int>(out: &mut LayoutBuilder<'_, I>, m: Parts<'_, I>, b: &Layout<I>) -> Result<()> {
     compose_into(out, m, Parts::of(b)).map_err(|e| e.in_op("composition"))
 }
 
@@ -160,16 +160,14 @@ fn compose<I: Int>(a: &Layout<I>, b: &Layout<I>) -> Result<Layout<I>> {
 
 /// `A ∘ B` for `B` given as flat parts (without the operation's name on errors).
 pub(crate) fn compose_parts<I: Int>(a: &Layout<I>, b: Parts<'_, I>) -> Result<Layout<I>> {
-    let mut out = LayoutBuilder::new();
-    compose_into(&mut out, Parts::of(a), b)?;
-    Ok(out.finish())
+    Layout::build(|out| compose_into(out, Parts::of(a), b))
 }
 
 /// `A ∘ B` for `A` and `B` given as flat parts, appended to `out` as its next mode (with
 /// `B`'s structure), without the operation's name on errors. On an error `out` is left
 /// partly written: the caller drops it.
 pub(crate) fn compose_into<I: Int>(
-    out: &mut LayoutBuilder<I>,
+    out: &mut LayoutBuilder<'_, I>,
     a: Parts<'_, I>,
     b: Parts<'_, I>,
 ) -> Result<()> {
@@ -273,7 +271,7 @@ fn compose_leaf<I: Int>(
     d: &Stride<I>,
     k: usize,
     budget: &mut Budget<I>,
-    out: &mut LayoutBuilder<I>,
+    out: &mut LayoutBuilder<'_, I>,
 ) -> Result<()> {
     if d.is_zero()? {
         out.push_flat([n.clone()], [Stride::zero()]);

@@ -139,19 +139,17 @@ pub fn logical_divide_layout<I: Int>(a: &Layout<I>, b: &Layout<I>) -> Result<Lay
 
 /// Mode `m` of `A` (read in place) divided by the layout `b` of a tuple tiler, appended to
 /// `out`.
-fn divide_mode<I: Int>(out: &mut LayoutBuilder<I>, m: Parts<'_, I>, b: &Layout<I>) -> Result<()> {
+fn divide_mode<I: Int>(out: &mut LayoutBuilder<'_, I>, m: Parts<'_, I>, b: &Layout<I>) -> Result<()> {
     divide_into(out, m, b).map_err(|e| e.in_op("logical_divide"))
 }
 
 /// `A ∘ (B, complement(B, size(A)))`, composed without building `(B, complement)`.
 fn divide_by_layout<I: Int>(a: &Layout<I>, b: &Layout<I>) -> Result<Layout<I>> {
-    let mut out = LayoutBuilder::new();
-    divide_into(&mut out, Parts::of(a), b)?;
-    Ok(out.finish())
+    Layout::build(|out| divide_into(out, Parts::of(a), b))
 }
 
 /// [`divide_by_layout`] of `A` given as parts, appended to `out` as its next mode.
-fn divide_into<I: Int>(out: &mut LayoutBuilder<I>, a: Parts<'_, I>, b: &Layout<I>) -> Result<()> {
+fn divide_into<I: Int>(out: &mut LayoutBuilder<'_, I>, a: Parts<'_, I>, b: &Layout<I>) -> Result<()> {
     let target = match b.codomain()? {
         Codomain::Int | Codomain::F2 => HTuple::leaf(I::product(a.s)?),
         Codomain::Coord => cotarget(&a.to_layout(), b)?,

@@ -82,7 +82,7 @@ pub fn logical_product<I: Int>(a: &Layout<I>, t: &Tiler<I>) -> Result<Layout<I>>
 
 /// The logical product of mode `m` of `A` (read in place) with the layout `b` of a tuple
 /// tiler, appended to `out` as the pair `(m, grid)`.
-fn product_mode<I: Int>(out: &mut LayoutBuilder<I>, m: Parts<'_, I>, b: &Layout<I>) -> Result<()> {
+fn product_mode<I: Int>(out: &mut LayoutBuilder<'_, I>, m: Parts<'_, I>, b: &Layout<I>) -> Result<()> {
     let r1 = grid(&m.to_layout(), b).map_err(|e| e.in_op("logical_product"))?;
     out.toks.push(3);
     out.push_parts(m);
