@@ -13,7 +13,6 @@
 //! changes an answer; `tests/eval_fast.rs` compares the two on the corpus and on random lines.
 
 use super::Value;
-use std::fmt::Write;
 use tessera_ir::algebra as alg;
 use tessera_ir::algebra::{Tiler, TilerView};
 use tessera_ir::text::{Expr, ExprKind, Literal, MAX_DEPTH};
@@ -218,10 +217,6 @@ pub fn answer(e: &Expr, out: &mut String) -> Option<Result<()>> {
         Ok(l) => l,
         Err(err) => return Some(Err(err)),
     };
-    let before = out.len();
-    if write!(out, "{l}").is_err() {
-        out.truncate(before);
-        return None;
-    }
+    tessera_ir::text::push_layout(out, &l);
     Some(Ok(()))
 }

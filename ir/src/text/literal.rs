@@ -27,8 +27,9 @@ use crate::layout::Layout;
 use crate::stride::Stride;
 use smallvec::SmallVec;
 
-/// Deepest tuple nesting read here; deeper text is left to the parser (and its limit).
-const MAX_DEPTH: usize = 64;
+/// Deepest tuple nesting read here; deeper text is left to the parser (and its limit). Kept
+/// small: the open tuples are a plain array the scanner sets up for every literal.
+const MAX_DEPTH: usize = 16;
 /// Most modes of one tuple read here.
 const MAX_MODES: u32 = 4096;
 
@@ -155,27 +156,31 @@ fn tree<T: Clone>(
     let mut depth = 0usize;
     toks.clear();
     leaves.clear();
-    // For each open tuple: the index of its token and its modes so far.
-    let mut open: SmallVec<[(usize, u32); 8]> = SmallVec::new();
+    // For each open tuple: the index of its token and its modes so far (a plain array: the
+    // scanner's steps read and write it on every element).
+    let mut open = [(0u32, 0u32); MAX_DEPTH];
+    let mut nopen = 0usize;
     let mut i = skip_ws(b, start);
     loop {
         if b.get(i) == Some(&b'(') {
-            if open.len() >= MAX_DEPTH {
+            if nopen >= MAX_DEPTH {
                 return None;
             }
-            open.push((toks.len(), 0));
+            // Text of over 2^32 tokens is left to the parser (and its length limit).
+            open[nopen] = (u32::try_from(toks.len()).ok()?, 0);
+            nopen += 1;
             toks.push(0);
             i = skip_ws(b, i + 1);
             continue;
         }
         let (v, j) = leaf(b, i)?;
-        depth = depth.max(open.len() + nesting(&v));
+        depth = depth.max(nopen + nesting(&v));
         leaves.push(v);
         toks.push(0);
         i = skip_ws(b, j);
         // One element is done: close tuples, or move to the next mode.
         loop {
-            let Some(top) = open.last_mut() else {
+            let Some(top) = nopen.checked_sub(1).map(|k| &mut open[k]) else {
                 return Some((i, depth));
             };
             top.1 += 1;
@@ -188,11 +193,12 @@ fn tree<T: Clone>(
                     break;
                 }
                 Some(b')') => {
-                    let (t, n) = open.pop()?;
+                    let (t, n) = *top;
+                    nopen -= 1;
                     if n < 2 {
                         return None;
                     }
-                    toks[t] = n + 1;
+                    toks[t as usize] = n + 1;
                     i = skip_ws(b, i + 1);
                 }
                 _ => return None,

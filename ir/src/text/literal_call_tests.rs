@@ -72,8 +72,15 @@ fn reads_what_the_parser_reads() {
 fn limits_are_left_to_the_parser() {
     let deep = format!("f({}1{})", "(1,".repeat(200), ")".repeat(200));
     assert_eq!(read(&deep), None);
-    // The literal scanner reads 64 levels; deeper literals are the parser's.
-    let fits = format!("f({}1{})", "(1,".repeat(60), ")".repeat(60));
+    // The literal scanner reads 16 levels (a call's tuple of literals one more); deeper
+    // literals are the parser's.
+    let fits = format!("f({}1{})", "(1,".repeat(16), ")".repeat(16));
+    assert!(read(&fits).is_some());
+    assert_eq!(read(&fits), parse_general(&fits).ok());
+    let deeper = format!("f({}1{})", "(1,".repeat(18), ")".repeat(18));
+    assert_eq!(read(&deeper), None);
+    assert!(parse_general(&deeper).is_ok());
+    let fits = format!("f({}1{})", "(1,".repeat(5), ")".repeat(5));
     assert!(read(&fits).is_some());
     assert_eq!(read(&fits), parse_general(&fits).ok());
     let parser_only = format!("f({}1{})", "(1,".repeat(MAX_DEPTH - 1), ")".repeat(MAX_DEPTH - 1));

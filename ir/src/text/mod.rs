@@ -12,6 +12,7 @@ mod literal_call;
 mod literal_call_tests;
 mod number;
 mod parser;
+mod print;
 mod read;
 
 pub use ast::{ArithStep, BinOp, Expr, ExprKind, SliceItem, Suffix, SuffixOp};
@@ -21,4 +22,5 @@ pub use limits::{MAX_DEPTH, MAX_SOURCE_LEN, MAX_TUPLE};
 pub use literal::{Literal, make_layout, scan, scan_nested};
 pub use number::{StrideSum, int_op};
 pub use parser::{parse_expr, parse_expr_list, parse_expr_without_literals};
+pub use print::push_layout;
 pub use read::{Read, parse_int_tuple, parse_layout, read};

@@ -1,0 +1,148 @@
+//! Layouts written as text straight into a `String`: the canonical form `Display` writes
+//! (`((2,2),3):((24,2),8)`), byte by byte, without the formatter's dispatch per character and
+//! per leaf. The answers of `tessera eval --batch` are printed this way; `Display` stays the
+//! definition, and the tests compare the two on every kind of leaf.
+//!
+//! ```
+//! use tessera_ir::{parse_layout, text::push_layout};
+//! let l = parse_layout("((2,2),3):((24,2),8)").unwrap();
+//! let mut out = String::from("= ");
+//! push_layout(&mut out, &l);
+//! assert_eq!(out, "= ((2,2),3):((24,2),8)");
+//! ```
+
+use crate::layout::Layout;
+use crate::stride::Stride;
+use smallvec::SmallVec;
+use std::fmt::Write;
+
+/// Appends `l`'s text to `out`, exactly as `l.to_string()` writes it.
+///
+/// @post `out` gained `l.to_string()` and nothing else.
+///
+/// ```
+/// use tessera_ir::{parse_layout, text::push_layout};
+/// let mut out = String::new();
+/// push_layout(&mut out, &parse_layout("(4,(2,3)):(-1,(1@0,F2(6)))").unwrap());
+/// assert_eq!(out, "(4,(2,3)):(-1,(1@0,F2(6)))");
+/// ```
+pub fn push_layout(out: &mut String, l: &Layout<i64>) {
+    let toks = l.shape().profile().tokens();
+    push_tree(out, toks, l.shape().leaves(), |out, &v| push_int(out, v));
+    out.push(':');
+    push_tree(out, toks, l.stride().leaves(), |out, d| match d {
+        Stride::Int(v) => push_int(out, *v),
+        // Writing to a `String` cannot fail.
+        d => {
+            let _ = write!(out, "{d}");
+        }
+    });
+}
+
+/// Appends the tree of prefix tokens `toks` (a leaf is 0, a tuple of `n` modes is `n + 1`),
+/// writing its leaves with `leaf`, without recursion.
+fn push_tree<T>(out: &mut String, toks: &[u32], leaves: &[T], mut leaf: impl FnMut(&mut String, &T)) {
+    // For each open tuple, the modes still to be written.
+    let mut left: SmallVec<[u32; 16]> = SmallVec::new();
+    let mut leaves = leaves.iter();
+    for &t in toks {
+        if t > 1 {
+            out.push('(');
+            left.push(t - 1);
+            continue;
+        }
+        if t == 0 {
+            if let Some(x) = leaves.next() {
+                leaf(out, x);
+            }
+        } else {
+            out.push_str("()");
+        }
+        // An element is done: close the tuples it completes, or separate it from the next.
+        while let Some(n) = left.last_mut() {
+            *n -= 1;
+            if *n > 0 {
+                out.push(',');
+                break;
+            }
+            left.pop();
+            out.push(')');
+        }
+    }
+}
+
+/// Appends the decimal text of `v`.
+fn push_int(out: &mut String, v: i64) {
+    if (0..10).contains(&v) {
+        out.push(char::from(b'0' + v as u8));
+        return;
+    }
+    let mut buf = [0u8; 20];
+    let mut at = buf.len();
+    let mut m = v.unsigned_abs();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (m % 10) as u8;
+        m /= 10;
+        if m == 0 {
+            break;
+        }
+    }
+    if v < 0 {
+        // At most 19 digits: the sign fits in the 20 bytes.
+        at -= 1;
+        buf[at] = b'-';
+    }
+    // ASCII digits and a sign only: always UTF-8.
+    out.push_str(std::str::from_utf8(&buf[at..]).unwrap_or_default());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{HTuple, parse_layout};
+
+    fn pushed(l: &Layout<i64>) -> String {
+        let mut out = String::new();
+        push_layout(&mut out, l);
+        out
+    }
+
+    #[test]
+    fn writes_what_display_writes() {
+        for src in [
+            "1:0",
+            "8:1",
+            "(3)",
+            "(3):(2)",
+            "((2,2),3):((24,2),8)",
+            "(((3,16),9),4):(((2304,36),1),576)",
+            "(4,5):(1@0,1@1)",
+            "(4,5):(3@1@0+2@1,1@1)",
+            "8:F2(5)",
+            "(2,(3,(4,(5,6)))):(-1,(-10,(9223372036854775807,(-9223372036854775808,0))))",
+            "(9,10,11,99,100,101):(-9,-10,-99,-100,1000000007,4294967296)",
+        ] {
+            let l = parse_layout(src).unwrap();
+            assert_eq!(pushed(&l), l.to_string(), "{src}");
+        }
+        // Empty tuples, which no literal spells but the algebra can build.
+        let l = Layout::new(
+            HTuple::from_modes([HTuple::from_modes([]), HTuple::leaf(4)]),
+            HTuple::from_modes([HTuple::from_modes([]), HTuple::leaf(Stride::Int(2))]),
+        )
+        .unwrap();
+        assert_eq!(pushed(&l), l.to_string());
+        assert_eq!(pushed(&l), "((),4):((),2)");
+    }
+
+    #[test]
+    fn writes_every_integer_as_display() {
+        let mut out = String::new();
+        for v in (-1000..1000).chain([i64::MIN, i64::MIN + 1, i64::MAX, 1 << 31, 1 << 32, 1 << 62]) {
+            out.clear();
+            push_int(&mut out, v);
+            assert_eq!(out, v.to_string());
+        }
+    }
+}
