@@ -13,9 +13,10 @@
 //! changes an answer; `tests/eval_fast.rs` compares the two on the corpus and on random lines.
 
 use super::Value;
+use std::cell::RefCell;
 use tessera_ir::algebra as alg;
 use tessera_ir::algebra::{Tiler, TilerView};
-use tessera_ir::text::{Expr, ExprKind, Literal, MAX_DEPTH};
+use tessera_ir::text::{Expr, ExprKind, Literal, MAX_DEPTH, read_literal_call};
 use tessera_ir::{HTuple, Layout, Result, Stride};
 
 /// The algebra function behind a tiler built-in (`composition(A, tiler)`, the divides and
@@ -219,4 +220,57 @@ pub fn answer(e: &Expr, out: &mut String) -> Option<Result<()>> {
     };
     tessera_ir::text::push_layout(out, &l);
     Some(Ok(()))
+}
+
+/// What [`answer_line`] made of a line.
+pub enum Line {
+    /// The fast path's answer, as [`answer`] gives it.
+    Answered(Result<()>),
+    /// A call of literals the fast path leaves to the general evaluation: the expression the
+    /// parser reads for the line (so the line is not read again).
+    Declined(Expr),
+    /// Not a call of literals: the caller parses the line.
+    Other,
+}
+
+thread_local! {
+    /// The call last read on this thread: its argument list, its literals' boxes and its name
+    /// are reused for the next line, so that a batch of calls allocates nothing to read them.
+    static CALL: RefCell<Expr> = const {
+        RefCell::new(Expr {
+            kind: ExprKind::Underscore,
+            col: 0,
+        })
+    };
+}
+
+/// [`answer`] for the line `src` when it is a call of literals, read into this thread's
+/// reused expression ([`read_literal_call`]) rather than into a new tree.
+///
+/// @pre no name is bound in the session that evaluates `src` (as for [`answer`]).
+/// @post `Answered(r)`: `r` and `out` as [`answer`] on `parse_expr(src)` gives them;
+/// `Declined(e)`: `e == parse_expr(src)?` and [`answer`] leaves it; `Other`: `src` is not a
+/// call of literals (`out` unchanged).
+///
+/// ```
+/// use tessera::lang::fast::{answer_line, Line};
+/// let mut out = String::new();
+/// assert!(matches!(answer_line("coalesce((2,(1,6)):(1,(6,2)))", &mut out), Line::Answered(Ok(()))));
+/// assert_eq!(out, "12:1");
+/// assert!(matches!(answer_line("size(4:1)", &mut out), Line::Declined(_)));
+/// assert!(matches!(answer_line("size(A)", &mut out), Line::Other));
+/// ```
+pub fn answer_line(src: &str, out: &mut String) -> Line {
+    CALL.with(|call| {
+        let Ok(mut e) = call.try_borrow_mut() else {
+            return Line::Other;
+        };
+        if !read_literal_call(src, &mut e) {
+            return Line::Other;
+        }
+        match answer(&e, out) {
+            Some(r) => Line::Answered(r),
+            None => Line::Declined(e.clone()),
+        }
+    })
 }

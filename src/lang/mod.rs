@@ -227,13 +227,21 @@ impl Session {
     /// [`Session::eval_to`] without the hint for CuTe's spellings.
     fn eval_plain(&self, src: &str, out: &mut String) -> Result<()> {
         use std::fmt::Write;
-        let e = parse_expr(src)?;
-        if self.env.vars.is_empty()
-            && !self.no_fast_path
-            && let Some(r) = fast::answer(&e, out)
-        {
-            return r;
-        }
+        let e = if self.env.vars.is_empty() && !self.no_fast_path {
+            match fast::answer_line(src, out) {
+                fast::Line::Answered(r) => return r,
+                fast::Line::Declined(e) => e,
+                fast::Line::Other => {
+                    let e = parse_expr(src)?;
+                    if let Some(r) = fast::answer(&e, out) {
+                        return r;
+                    }
+                    e
+                }
+            }
+        } else {
+            parse_expr(src)?
+        };
         let before = out.len();
         let written = if self.env.vars.is_empty() {
             write!(out, "{}", eval_line::<i64>(e, &Env::new(), src)?.check_depth()?)

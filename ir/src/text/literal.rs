@@ -65,8 +65,10 @@ pub(crate) fn scan_boxed(src: &str, start: usize) -> Option<(Box<Literal>, usize
     Some((lit, end, nesting))
 }
 
-/// Reads the literal at `start` into `out`, answering where it ends and its nesting.
-fn scan_into(src: &str, start: usize, out: &mut Literal) -> Option<(usize, usize)> {
+/// Reads the literal at `start` into `out` (also a literal already allocated, reused line
+/// after line), answering where it ends and its nesting; on `None`, `out` holds some literal,
+/// to be overwritten.
+pub(crate) fn scan_into(src: &str, start: usize, out: &mut Literal) -> Option<(usize, usize)> {
     let b = src.as_bytes();
     if !matches!(out, Literal::Layout(_)) {
         *out = Literal::Layout(Layout::unfilled());

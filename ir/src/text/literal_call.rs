@@ -23,6 +23,36 @@ use super::literal;
 
 /// The call `src` holds when it is a name applied to literals only, as the parser reads it.
 pub(super) fn read(src: &str) -> Option<Expr> {
+    let mut e = Expr {
+        kind: ExprKind::Call(String::new(), Vec::new()),
+        col: 0,
+    };
+    read_in(src, &mut e).map(|()| e)
+}
+
+/// Reads the call `src` holds, as [`read`] does, into `e`, reusing the storage of what `e` held
+/// (its name, its argument list, the boxes of its literals): a caller that reads line after
+/// line into one expression allocates nothing once the lines' shapes have been seen. `true`
+/// when `src` is a call of literals, and `e` is then exactly what the parser reads; `false`
+/// otherwise, and `e` is left holding some expression, to be overwritten.
+///
+/// @post `read_literal_call(src, &mut e)` is true exactly when `parse_expr(src)` reads `src` as
+/// a call of literals without the general productions, and then `e == parse_expr(src)?`.
+///
+/// ```
+/// use tessera_ir::text::{parse_expr, read_literal_call, Expr, ExprKind};
+/// let mut e = Expr { kind: ExprKind::Underscore, col: 0 };
+/// for src in ["complement(4:2, 24)", "composition((6,2):(8,2), (4,3):(3,1))", "f(4:1)"] {
+///     assert!(read_literal_call(src, &mut e));
+///     assert_eq!(e, parse_expr(src).unwrap());
+/// }
+/// assert!(!read_literal_call("size(A)", &mut e));
+/// ```
+pub fn read_literal_call(src: &str, e: &mut Expr) -> bool {
+    read_in(src, e).is_some()
+}
+
+fn read_in(src: &str, e: &mut Expr) -> Option<()> {
     // No pass of the lexer's check: every byte taken below is one it allows (a name, a
     // literal's digits and punctuation, whitespace), numbers are read within i64, and the
     // line must be taken to its end.
@@ -36,42 +66,85 @@ pub(super) fn read(src: &str) -> Option<Expr> {
     if b.get(open) != Some(&b'(') {
         return None;
     }
-    let (args, end) = list(src, open + 1, 1)?;
+    if !matches!(e.kind, ExprKind::Call(..)) {
+        e.kind = ExprKind::Call(String::new(), Vec::new());
+    }
+    let ExprKind::Call(name, args) = &mut e.kind else {
+        return None;
+    };
+    let end = list(src, open + 1, 1, args)?;
     if skip_ws(b, end) != b.len() {
         return None;
     }
-    Some(Expr {
-        kind: ExprKind::Call(src[col..name_end].to_string(), args),
-        col,
-    })
+    name.clear();
+    name.push_str(&src[col..name_end]);
+    e.col = col;
+    Some(())
 }
 
-/// The elements of a bracket opened just before `i`, `depth` levels deep, up to and past its
-/// `)`: literals, and at the first level also tuples of literals (`(2:1,2:1,1:1)`, a tiler).
-fn list(src: &str, mut i: usize, depth: usize) -> Option<(Vec<Expr>, usize)> {
+/// The elements of a bracket opened just before `i`, `depth` levels deep, read into `out` (its
+/// elements' storage reused), up to and past its `)`: literals, and at the first level also
+/// tuples of literals (`(2:1,2:1,1:1)`, a tiler).
+fn list(src: &str, mut i: usize, depth: usize, out: &mut Vec<Expr>) -> Option<usize> {
     let b = src.as_bytes();
-    let mut out = Vec::new();
+    let mut k = 0usize;
     loop {
         let at = skip_ws(b, i);
-        if out.len() >= MAX_TUPLE {
+        if k >= MAX_TUPLE {
             return None;
         }
-        let (kind, end) = match literal::scan_boxed(src, at) {
-            // The bracket is one level; the literal keeps within the rest.
-            Some((lit, end, nesting)) if depth + nesting <= MAX_DEPTH => (ExprKind::Literal(lit), end),
-            Some(_) => return None,
+        if k == out.len() {
+            out.push(Expr {
+                kind: ExprKind::Underscore,
+                col: at,
+            });
+        }
+        let slot = &mut out[k];
+        slot.col = at;
+        let end = match element(src, at, depth, &mut slot.kind)? {
+            Some(end) => end,
             None if depth == 1 && b.get(at) == Some(&b'(') => {
-                let (items, end) = list(src, at + 1, depth + 1)?;
-                (ExprKind::Tuple(items), skip_ws(b, end))
+                if !matches!(slot.kind, ExprKind::Tuple(_)) {
+                    slot.kind = ExprKind::Tuple(Vec::new());
+                }
+                let ExprKind::Tuple(items) = &mut slot.kind else {
+                    return None;
+                };
+                skip_ws(b, list(src, at + 1, depth + 1, items)?)
             }
             None => return None,
         };
-        out.push(Expr { kind, col: at });
+        k += 1;
         match b.get(end) {
             Some(b',') => i = end + 1,
-            Some(b')') => return Some((out, end + 1)),
+            Some(b')') => {
+                out.truncate(k);
+                return Some(end + 1);
+            }
             _ => return None,
         }
+    }
+}
+
+/// The literal at `at` read into `kind` (into the box it holds, when it holds a literal):
+/// `Some(Some(end))`; `Some(None)` when no literal starts there; `None` when one does but
+/// nests past the parser's limit at `depth`.
+fn element(src: &str, at: usize, depth: usize, kind: &mut ExprKind) -> Option<Option<usize>> {
+    let scanned = match kind {
+        ExprKind::Literal(lit) => literal::scan_into(src, at, lit),
+        _ => match literal::scan_boxed(src, at) {
+            Some((lit, end, nesting)) => {
+                *kind = ExprKind::Literal(lit);
+                Some((end, nesting))
+            }
+            None => None,
+        },
+    };
+    match scanned {
+        // The bracket is one level; the literal keeps within the rest.
+        Some((end, nesting)) if depth + nesting <= MAX_DEPTH => Some(Some(end)),
+        Some(_) => None,
+        None => Some(None),
     }
 }
 

@@ -4,7 +4,7 @@
 use super::ast::{Expr, ExprKind};
 use super::limits::{MAX_DEPTH, MAX_TUPLE};
 use super::literal::Literal;
-use super::literal_call::read;
+use super::literal_call::{read, read_literal_call};
 use super::parser::parse_general;
 
 /// Lines of every kind: the fast path reads them as the parser does, or leaves them to it.
@@ -182,6 +182,10 @@ impl Rng {
 fn generated_calls_read_alike() {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let (mut taken, total) = (0, 20_000);
+    let mut reused = Expr {
+        kind: ExprKind::Underscore,
+        col: 0,
+    };
     for _ in 0..total {
         let name = rng.pick(&["f", "composition", "_x", "o", "F2", "Sw", "x1"]);
         let n = 1 + rng.below(2);
@@ -199,8 +203,13 @@ fn generated_calls_read_alike() {
                 src.insert_str(at, piece);
             }
         }
-        if let Some(e) = read(&src) {
+        let fresh = read(&src);
+        // One expression reused for every line (its argument list, boxes and name left from
+        // the lines before, of other lengths and kinds) reads each line as a fresh one does.
+        assert_eq!(read_literal_call(&src, &mut reused), fresh.is_some(), "{src}");
+        if let Some(e) = fresh {
             taken += 1;
+            assert_eq!(reused, e, "{src}");
             assert_eq!(Some(e), parse_general(&src).ok(), "{src}");
         }
     }

@@ -20,6 +20,7 @@ pub use facts::parse_declaration;
 pub use lexer::{I64_MIN_MAGNITUDE, Tok, Token, lex, lex_with};
 pub use limits::{MAX_DEPTH, MAX_SOURCE_LEN, MAX_TUPLE};
 pub use literal::{Literal, make_layout, scan, scan_nested};
+pub use literal_call::read_literal_call;
 pub use number::{StrideSum, int_op};
 pub use parser::{parse_expr, parse_expr_list, parse_expr_without_literals};
 pub use print::push_layout;
