@@ -6,7 +6,8 @@
 //! the output that went away (a closed pipe), ends the run normally.
 //!
 //! Lines are answered in blocks: a block ends after [`BLOCK_LINES`] lines, or where the next
-//! read could block. A large block is split into contiguous chunks answered on `jobs` threads:
+//! read could block (on standard input, a pipe or a device; a regular file's next read never
+//! waits for a writer). A large block is split into contiguous chunks answered on `jobs` threads:
 //! the reading thread answers the first chunk, `jobs - 1` helper threads (started once, at the
 //! first block worth them, and fed through one queue) the others, and the chunks' answers are
 //! written in input order, so the output does not depend on the number of threads. Answers are
@@ -82,6 +83,9 @@ struct BatchReader {
     inner: Box<dyn BufRead>,
     /// The reader's buffer is empty: the next read may block.
     drained: bool,
+    /// A read may wait for a writer (standard input, a pipe, a terminal); never for a regular
+    /// file, whose lines are then answered in whole blocks.
+    may_block: bool,
 }
 
 impl BatchReader {
@@ -306,18 +310,26 @@ fn answer_block<'e>(
 /// `tessera eval --batch PATH` on `jobs` threads: one answer line per input line. The end of
 /// the input, or a reader of the output that went away (a closed pipe), ends the run normally.
 pub fn run(session: &Session, path: &str, jobs: usize) -> i32 {
-    let inner: Box<dyn BufRead> = if path == "-" {
-        Box::new(std::io::stdin().lock())
+    let (inner, may_block): (Box<dyn BufRead>, bool) = if path == "-" {
+        (Box::new(std::io::stdin().lock()), true)
     } else {
         match std::fs::File::open(path) {
-            Ok(f) => Box::new(std::io::BufReader::with_capacity(1 << 16, f)),
+            Ok(f) => {
+                // A FIFO or a device named as the path can wait for its writer, as stdin can.
+                let regular = f.metadata().is_ok_and(|m| m.file_type().is_file());
+                (Box::new(std::io::BufReader::with_capacity(1 << 16, f)), !regular)
+            }
             Err(e) => {
                 eprintln!("error: cannot read {path}: {e}");
                 return exit::BAD_INPUT;
             }
         }
     };
-    let mut reader = BatchReader { inner, drained: true };
+    let mut reader = BatchReader {
+        inner,
+        drained: true,
+        may_block,
+    };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut code = exit::OK;
@@ -340,7 +352,7 @@ pub fn run(session: &Session, path: &str, jobs: usize) -> i32 {
             };
             // Answer what was read once the block is full, the input ends, or the next read
             // could block (a tool may be waiting for these answers before it sends more).
-            if more && !reader.drained && block.lines.len() < BLOCK_LINES {
+            if more && !(reader.may_block && reader.drained) && block.lines.len() < BLOCK_LINES {
                 continue;
             }
             let mut result = Ok(());

@@ -144,6 +144,47 @@ fn batch_answers_each_line_as_it_arrives() {
     assert_eq!(child.wait().unwrap().code(), Some(0));
 }
 
+/// A named pipe given as the path waits for its writer as standard input does: each line is
+/// answered as it arrives (a regular file is answered in whole blocks; a FIFO taken for one
+/// would wait here for 4096 lines or the end).
+#[cfg(target_os = "linux")]
+#[test]
+fn batch_answers_a_named_pipe_line_by_line() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli_frontend");
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("questions.fifo");
+    let _ = std::fs::remove_file(&fifo);
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let mut child = bin()
+        .args(["eval", "--batch", fifo.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut writer = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            if tx.send(line.unwrap()).is_err() {
+                return;
+            }
+        }
+    });
+    for (q, a) in [
+        ("composition((6,2):(8,2),(4,3):(3,1))", "((2,2),3):((24,2),8)"),
+        ("size((4,8))", "32"),
+    ] {
+        writeln!(writer, "{q}").unwrap();
+        writer.flush().unwrap();
+        let got = rx.recv_timeout(std::time::Duration::from_secs(20));
+        assert_eq!(got.as_deref(), Ok(a), "{q}: no answer before the next line");
+    }
+    drop(writer);
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    let _ = std::fs::remove_file(&fifo);
+}
+
 /// `--batch /dev/zero` is one endless line: it is skipped in bounded memory.
 #[cfg(target_os = "linux")]
 #[test]
