@@ -108,6 +108,26 @@ impl Error {
             e => e,
         }
     }
+
+    /// `r` with its error re-labelled as [`Error::in_op`] does, in place: a large `Ok` value
+    /// (a layout is 352 bytes) is not moved from one `Result` into another.
+    ///
+    /// ```
+    /// use tessera_ir::Error;
+    /// let r: Result<i64, Error> = Err(Error::cond("x", "no"));
+    /// assert_eq!(Error::within(r, "composition").unwrap_err().to_string(), "composition: no");
+    /// assert_eq!(Error::within(Ok(3), "composition").unwrap(), 3);
+    /// ```
+    #[inline(always)]
+    pub fn within<T>(
+        mut r: std::result::Result<T, Error>,
+        op: &'static str,
+    ) -> std::result::Result<T, Error> {
+        if let Err(Error::Undecided { op: o, .. } | Error::Condition { op: o, .. }) = &mut r {
+            *o = op;
+        }
+        r
+    }
 }
 
 /// A syntax error with its position in the source line.

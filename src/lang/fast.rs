@@ -144,8 +144,9 @@ fn profile(e: &Expr) -> Option<HTuple<bool>> {
 /// The result of the call `name(args)` on literal arguments, if it has a fast path: `None`
 /// for anything else (the caller evaluates the line as usual). An error of the algebra is
 /// returned only where the built-in gives that same error ([`tiler_errors`]); elsewhere, and
-/// for a result nested too deep, the answer is `None`.
-fn compute(name: &str, args: &[Expr]) -> Option<Result<Layout<i64>>> {
+/// for a result nested too deep, the answer is `None`. A result is printed into `out` where
+/// it was computed (a layout is 352 bytes; each move through a `Result` was a copy).
+fn compute_into(name: &str, args: &[Expr], out: &mut String) -> Option<Result<()>> {
     let r = match (name, args) {
         ("complement", [a]) => alg::complement(layout(a)?, None),
         ("complement", [a, t]) => {
@@ -169,8 +170,11 @@ fn compute(name: &str, args: &[Expr]) -> Option<Result<Layout<i64>>> {
         _ => return None,
     };
     match r {
-        Ok(l) if too_deep(&l) => None,
-        Ok(l) => Some(Ok(l)),
+        Ok(ref l) if too_deep(l) => None,
+        Ok(ref l) => {
+            tessera_ir::text::push_layout(out, l);
+            Some(Ok(()))
+        }
         Err(e) if tiler_errors(name, args) => Some(Err(e)),
         Err(_) => None,
     }
@@ -214,12 +218,7 @@ pub fn answer(e: &Expr, out: &mut String) -> Option<Result<()>> {
     let ExprKind::Call(name, args) = &e.kind else {
         return None;
     };
-    let l = match compute(name, args)? {
-        Ok(l) => l,
-        Err(err) => return Some(Err(err)),
-    };
-    tessera_ir::text::push_layout(out, &l);
-    Some(Ok(()))
+    compute_into(name, args, out)
 }
 
 /// What [`answer_line`] made of a line.

@@ -72,7 +72,7 @@ use smallvec::SmallVec;
 /// assert!(c("(5,2):(3,0)", "8:1").unwrap_err().to_string().contains("shape divisibility"));
 /// ```
 pub fn composition<I: Int>(a: &Layout<I>, b: &Layout<I>) -> Result<Layout<I>> {
-    compose(a, b).map_err(|e| e.in_op("composition"))
+    Error::within(compose(a, b), "composition")
 }
 
 /// `A ∘ T` for a tiler: a tuple composes mode by mode, `_` keeps a mode, and modes of `A` past

@@ -9,7 +9,7 @@ use super::coalesce::Flat;
 use super::complement::{complement, complement_flat};
 use super::composition::{compose_into, composition};
 use super::tiler::{Tiler, TilerView};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::htuple::{HTuple, Tokens};
 use crate::int::Int;
 use crate::layout::{Layout, LayoutBuilder, Parts};
@@ -134,7 +134,7 @@ pub fn logical_divide_view<I: Int>(a: &Layout<I>, t: &TilerView<'_, I>) -> Resul
 /// assert!(e.unwrap_err().to_string().starts_with("logical_divide: (A, complement) cannot cover"));
 /// ```
 pub fn logical_divide_layout<I: Int>(a: &Layout<I>, b: &Layout<I>) -> Result<Layout<I>> {
-    divide_by_layout(a, b).map_err(|e| e.in_op("logical_divide"))
+    Error::within(divide_by_layout(a, b), "logical_divide")
 }
 
 /// Mode `m` of `A` (read in place) divided by the layout `b` of a tuple tiler, appended to
