@@ -260,7 +260,9 @@ thread_local! {
 /// assert!(matches!(answer_line("size(A)", &mut out), Line::Other));
 /// ```
 pub fn answer_line(src: &str, out: &mut String) -> Line {
-    CALL.with(|call| {
+    // A thread being torn down, or a nested call, has no reusable expression: the caller
+    // parses the line.
+    CALL.try_with(|call| {
         let Ok(mut e) = call.try_borrow_mut() else {
             return Line::Other;
         };
@@ -272,4 +274,5 @@ pub fn answer_line(src: &str, out: &mut String) -> Line {
             None => Line::Declined(e.clone()),
         }
     })
+    .unwrap_or(Line::Other)
 }
