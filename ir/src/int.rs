@@ -231,36 +231,39 @@ impl Int for i64 {
 /// The decimal digits of 0, 1, ..., 99, one after the other.
 const SMALL: &str = "0123456789101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
 
+/// The decimal text of `v`, as `v.to_string()` writes it, in `buf` (0..100 from a table).
+pub(crate) fn decimal(v: i64, buf: &mut [u8; 20]) -> &str {
+    if (0..100).contains(&v) {
+        let v = v as usize;
+        let at = if v < 10 { v } else { 10 + 2 * (v - 10) };
+        return &SMALL[at..at + 1 + usize::from(v >= 10)];
+    }
+    let mut at = buf.len();
+    let mut m = v.unsigned_abs();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (m % 10) as u8;
+        m /= 10;
+        if m == 0 {
+            break;
+        }
+    }
+    if v < 0 {
+        // At most 19 digits: the sign fits in the 20 bytes.
+        at -= 1;
+        buf[at] = b'-';
+    }
+    // ASCII digits and a sign only: always UTF-8.
+    std::str::from_utf8(&buf[at..]).unwrap_or_default()
+}
+
 /// Writes an integer as its `Display` does; a constant is written in decimal with one
 /// `write_str` (the formatter's padding machinery costs more than the digits when a layout is
 /// printed leaf by leaf). With a width, precision or `+` flag set, `Display` writes it.
 pub(crate) fn write_int<I: Int>(f: &mut fmt::Formatter<'_>, x: &I) -> fmt::Result {
     match x.as_const() {
-        // Most extents and strides: a slice of the digits of 0..100.
-        Some(v @ 0..100) if f.width().is_none() && f.precision().is_none() && !f.sign_plus() => {
-            let v = v as usize;
-            let at = if v < 10 { v } else { 10 + 2 * (v - 10) };
-            f.write_str(&SMALL[at..at + 1 + usize::from(v >= 10)])
-        }
         Some(v) if f.width().is_none() && f.precision().is_none() && !f.sign_plus() => {
-            let mut buf = [0u8; 20];
-            let mut at = buf.len();
-            let mut m = v.unsigned_abs();
-            loop {
-                at -= 1;
-                buf[at] = b'0' + (m % 10) as u8;
-                m /= 10;
-                if m == 0 {
-                    break;
-                }
-            }
-            if v < 0 {
-                // At most 19 digits: the sign fits in the 20 bytes.
-                at -= 1;
-                buf[at] = b'-';
-            }
-            // The buffer holds ASCII digits only.
-            f.write_str(std::str::from_utf8(&buf[at..]).map_err(|_| fmt::Error)?)
+            f.write_str(decimal(v, &mut [0u8; 20]))
         }
         _ => Display::fmt(x, f),
     }

@@ -73,28 +73,7 @@ fn push_tree<T>(out: &mut String, toks: &[u32], leaves: &[T], mut leaf: impl FnM
 
 /// Appends the decimal text of `v`.
 fn push_int(out: &mut String, v: i64) {
-    if (0..10).contains(&v) {
-        out.push(char::from(b'0' + v as u8));
-        return;
-    }
-    let mut buf = [0u8; 20];
-    let mut at = buf.len();
-    let mut m = v.unsigned_abs();
-    loop {
-        at -= 1;
-        buf[at] = b'0' + (m % 10) as u8;
-        m /= 10;
-        if m == 0 {
-            break;
-        }
-    }
-    if v < 0 {
-        // At most 19 digits: the sign fits in the 20 bytes.
-        at -= 1;
-        buf[at] = b'-';
-    }
-    // ASCII digits and a sign only: always UTF-8.
-    out.push_str(std::str::from_utf8(&buf[at..]).unwrap_or_default());
+    out.push_str(crate::int::decimal(v, &mut [0u8; 20]));
 }
 
 #[cfg(test)]
