@@ -30,9 +30,9 @@ pub(super) fn read(src: &str) -> Option<Expr> {
     read_in(src, &mut e).map(|()| e)
 }
 
-/// Reads the call `src` holds, as [`read`] does, into `e`, reusing the storage of what `e` held
-/// (its name, its argument list, the boxes of its literals): a caller that reads line after
-/// line into one expression allocates nothing once the lines' shapes have been seen. `true`
+/// Reads the call `src` holds, as `parse_expr` does, into `e`, reusing the storage of what `e`
+/// held (its name, its argument list, the boxes of its literals): a caller that reads line
+/// after line into one expression allocates nothing once the lines' shapes have been seen. `true`
 /// when `src` is a call of literals, and `e` is then exactly what the parser reads; `false`
 /// otherwise, and `e` is left holding some expression, to be overwritten.
 ///
