@@ -17,7 +17,7 @@
 
 use crate::error::{Error, Result};
 use smallvec::SmallVec;
-use std::fmt::{self, Write as _};
+use std::fmt;
 use std::ops::Range;
 
 /// The token of a leaf in a [`Profile`]; a tuple of `n` modes is the token `n + 1`.
@@ -573,41 +573,44 @@ impl<T: fmt::Debug> fmt::Debug for HTuple<T> {
     }
 }
 
-/// Writes a tree given by prefix tokens, printing leaves with `leaf`.
-pub(crate) fn write_tree<T>(
-    f: &mut fmt::Formatter<'_>,
+/// Writes a tree given by prefix tokens (a leaf is 0, a tuple of `n` modes is `n + 1`) into
+/// `w`, printing leaves with `leaf`, without recursion (a layout built by the API may nest
+/// deeper than a stack allows). `Display` writes through a formatter, the text path
+/// (`text::push_layout`) into a `String`.
+pub(crate) fn write_tree<W: fmt::Write + ?Sized, T>(
+    w: &mut W,
     toks: &[u32],
     leaves: &[T],
-    mut leaf: impl FnMut(&mut fmt::Formatter<'_>, &T) -> fmt::Result,
+    mut leaf: impl FnMut(&mut W, &T) -> fmt::Result,
 ) -> fmt::Result {
-    let (mut pos, mut li) = (0usize, 0usize);
-    write_node(f, toks, &mut pos, leaves, &mut li, &mut leaf)
-}
-
-fn write_node<T>(
-    f: &mut fmt::Formatter<'_>,
-    toks: &[u32],
-    pos: &mut usize,
-    leaves: &[T],
-    li: &mut usize,
-    leaf: &mut impl FnMut(&mut fmt::Formatter<'_>, &T) -> fmt::Result,
-) -> fmt::Result {
-    let t = toks[*pos];
-    *pos += 1;
-    if t == LEAF {
-        leaf(f, &leaves[*li])?;
-        *li += 1;
-        return Ok(());
-    }
-    // Characters, not strings: a one-byte string costs a copy call in a `String` sink.
-    f.write_char('(')?;
-    for k in 0..t - 1 {
-        if k > 0 {
-            f.write_char(',')?;
+    // For each open tuple, the modes still to be written.
+    let mut left: SmallVec<[u32; 16]> = SmallVec::new();
+    let mut leaves = leaves.iter();
+    for &t in toks {
+        if t > 1 {
+            w.write_char('(')?;
+            left.push(t - 1);
+            continue;
         }
-        write_node(f, toks, pos, leaves, li, leaf)?;
+        if t == LEAF {
+            if let Some(x) = leaves.next() {
+                leaf(w, x)?;
+            }
+        } else {
+            w.write_str("()")?;
+        }
+        // An element is done: close the tuples it completes, or separate it from the next.
+        while let Some(n) = left.last_mut() {
+            *n -= 1;
+            if *n > 0 {
+                w.write_char(',')?;
+                break;
+            }
+            left.pop();
+            w.write_char(')')?;
+        }
     }
-    f.write_char(')')
+    Ok(())
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! Layouts written as text straight into a `String`: the canonical form `Display` writes
-//! (`((2,2),3):((24,2),8)`), byte by byte, without the formatter's dispatch per character and
-//! per leaf. The answers of `tessera eval --batch` are printed this way; `Display` stays the
+//! (`((2,2),3):((24,2),8)`), by the same tree writer, without the formatter's dispatch per
+//! character and per leaf. The answers of `tessera eval --batch` are printed this way; `Display` stays the
 //! definition, and the tests compare the two on every kind of leaf.
 //!
 //! ```
@@ -11,9 +11,9 @@
 //! assert_eq!(out, "= ((2,2),3):((24,2),8)");
 //! ```
 
+use crate::htuple::write_tree;
 use crate::layout::Layout;
 use crate::stride::Stride;
-use smallvec::SmallVec;
 use std::fmt::Write;
 
 /// Appends `l`'s text to `out`, exactly as `l.to_string()` writes it.
@@ -28,47 +28,19 @@ use std::fmt::Write;
 /// ```
 pub fn push_layout(out: &mut String, l: &Layout<i64>) {
     let toks = l.shape().profile().tokens();
-    push_tree(out, toks, l.shape().leaves(), |out, &v| push_int(out, v));
-    out.push(':');
-    push_tree(out, toks, l.stride().leaves(), |out, d| match d {
-        Stride::Int(v) => push_int(out, *v),
-        // Writing to a `String` cannot fail.
-        d => {
-            let _ = write!(out, "{d}");
-        }
+    // `Display`'s tree writer, into the `String` itself: writing to a `String` cannot fail.
+    let _ = write_tree(out, toks, l.shape().leaves(), |out, &v| {
+        push_int(out, v);
+        Ok(())
     });
-}
-
-/// Appends the tree of prefix tokens `toks` (a leaf is 0, a tuple of `n` modes is `n + 1`),
-/// writing its leaves with `leaf`, without recursion.
-fn push_tree<T>(out: &mut String, toks: &[u32], leaves: &[T], mut leaf: impl FnMut(&mut String, &T)) {
-    // For each open tuple, the modes still to be written.
-    let mut left: SmallVec<[u32; 16]> = SmallVec::new();
-    let mut leaves = leaves.iter();
-    for &t in toks {
-        if t > 1 {
-            out.push('(');
-            left.push(t - 1);
-            continue;
+    out.push(':');
+    let _ = write_tree(out, toks, l.stride().leaves(), |out, d| match d {
+        Stride::Int(v) => {
+            push_int(out, *v);
+            Ok(())
         }
-        if t == 0 {
-            if let Some(x) = leaves.next() {
-                leaf(out, x);
-            }
-        } else {
-            out.push_str("()");
-        }
-        // An element is done: close the tuples it completes, or separate it from the next.
-        while let Some(n) = left.last_mut() {
-            *n -= 1;
-            if *n > 0 {
-                out.push(',');
-                break;
-            }
-            left.pop();
-            out.push(')');
-        }
-    }
+        d => write!(out, "{d}"),
+    });
 }
 
 /// Appends the decimal text of `v`.
