@@ -101,11 +101,15 @@ impl Error {
     }
 
     /// Re-labels a bare condition or undecided error with the operation that hit it.
-    pub fn in_op(self, op: &'static str) -> Self {
-        match self {
-            Error::Undecided { cond, .. } => Error::Undecided { op, cond },
-            Error::Condition { msg, .. } => Error::Condition { op, msg },
-            e => e,
+    pub fn in_op(mut self, op: &'static str) -> Self {
+        self.relabel(op);
+        self
+    }
+
+    /// [`Error::in_op`] in place.
+    fn relabel(&mut self, op: &'static str) {
+        if let Error::Undecided { op: o, .. } | Error::Condition { op: o, .. } = self {
+            *o = op;
         }
     }
 
@@ -123,8 +127,8 @@ impl Error {
         mut r: std::result::Result<T, Error>,
         op: &'static str,
     ) -> std::result::Result<T, Error> {
-        if let Err(Error::Undecided { op: o, .. } | Error::Condition { op: o, .. }) = &mut r {
-            *o = op;
+        if let Err(e) = &mut r {
+            e.relabel(op);
         }
         r
     }

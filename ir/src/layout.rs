@@ -196,10 +196,12 @@ impl<I: Int> Layout<I> {
                 n += 1;
             }
             b.toks[0] = n + 1;
-            Ok(())
+            Ok::<(), std::convert::Infallible>(())
         });
-        // The closure never fails.
-        built.unwrap_or_else(|_| Layout::unfilled())
+        match built {
+            Ok(l) => l,
+            Err(never) => match never {},
+        }
     }
 
     /// The flat layout of the same leaves (depth ≤ 1); a single leaf stays a leaf.
@@ -448,9 +450,9 @@ impl<'a, I: Int> Parts<'a, I> {
 }
 
 /// Writes a layout's prefix tokens and leaves in place, into the layout it borrows (the
-/// shape's tokens and leaves and the stride's leaves; [`Layout::build_in_place`] copies the
-/// tokens into the stride's profile at the end), without intermediate layouts and without
-/// moving a finished layout out of a builder.
+/// shape's tokens and leaves and the stride's leaves; [`Layout::build`] copies the tokens into
+/// the stride's profile at the end), without intermediate layouts and without moving a
+/// finished layout out of a builder.
 pub(crate) struct LayoutBuilder<'a, I> {
     pub(crate) toks: &'a mut Tokens,
     pub(crate) s: &'a mut Leaves<I>,
@@ -493,45 +495,23 @@ impl<I: Int> LayoutBuilder<'_, I> {
 }
 
 impl<I: Int> Layout<I> {
-    /// The layout `f` writes into a [`LayoutBuilder`] (it must leave tokens and leaves
-    /// consistent: one token sequence for both parts, one leaf of each part per leaf token).
-    pub(crate) fn build(f: impl FnOnce(&mut LayoutBuilder<'_, I>) -> Result<()>) -> Result<Self> {
+    /// The layout `f` writes into a [`LayoutBuilder`] over the new layout's own storage
+    /// (nothing is moved out of a builder); `f` must leave tokens and leaves consistent: one
+    /// token sequence for both parts, one leaf of each part per leaf token.
+    pub(crate) fn build<E>(
+        f: impl FnOnce(&mut LayoutBuilder<'_, I>) -> std::result::Result<(), E>,
+    ) -> std::result::Result<Self, E> {
         let mut l = Layout::unfilled();
-        l.build_in_place(f)?;
-        Ok(l)
-    }
-
-    /// Replaces this layout with the one `f` writes into a [`LayoutBuilder`] over its own
-    /// storage (nothing is moved: the layout is filled where it is). On an error of `f` the
-    /// layout is left empty (no tokens, no leaves).
-    pub(crate) fn build_in_place(
-        &mut self,
-        f: impl FnOnce(&mut LayoutBuilder<'_, I>) -> Result<()>,
-    ) -> Result<()> {
-        let (toks, s) = self.shape.raw_mut();
-        let (dtoks, d) = self.stride.raw_mut();
-        toks.clear();
-        s.clear();
-        d.clear();
-        dtoks.clear();
-        let r = f(&mut LayoutBuilder {
+        let (toks, s) = l.shape.raw_mut();
+        let (dtoks, d) = l.stride.raw_mut();
+        f(&mut LayoutBuilder {
             toks: &mut *toks,
-            s: &mut *s,
-            d: &mut *d,
-        });
-        match r {
-            Ok(()) => {
-                dtoks.extend_from_slice(toks);
-                debug_assert!(self.shape.congruent(&self.stride));
-                Ok(())
-            }
-            Err(e) => {
-                toks.clear();
-                s.clear();
-                d.clear();
-                Err(e)
-            }
-        }
+            s,
+            d,
+        })?;
+        dtoks.extend_from_slice(toks);
+        debug_assert!(l.shape.congruent(&l.stride));
+        Ok(l)
     }
 }
 
