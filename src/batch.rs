@@ -15,6 +15,7 @@
 
 use crate::exit;
 use crate::lang::Session;
+use std::fmt::Write as _;
 use std::io::{BufRead, ErrorKind, Write};
 use std::ops::Range;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -23,21 +24,26 @@ use std::sync::{Arc, Mutex, mpsc};
 /// Evaluates one line, turning a panic (a bug) into an internal error.
 pub fn answer(session: &Session, line: &str) -> Result<String, (i32, String)> {
     let mut out = String::new();
-    answer_to(session, line, &mut out).map(|()| out)
+    answer_to(session, line, &mut out).map_err(|c| (c, std::mem::take(&mut out)))?;
+    Ok(out)
 }
 
-/// [`answer`], appending the result to `out`.
-fn answer_to(session: &Session, line: &str, out: &mut String) -> Result<(), (i32, String)> {
+/// [`answer`], appending the result to `out`, or on an error its message (and nothing else)
+/// with the exit code that error calls for.
+fn answer_to(session: &Session, line: &str, out: &mut String) -> Result<(), i32> {
     let before = out.len();
     match catch_unwind(AssertUnwindSafe(|| session.eval_to(line, out))) {
         Ok(Ok(())) => Ok(()),
-        Ok(Err(e)) => Err((exit::of(&e), e.to_string())),
+        Ok(Err(e)) => {
+            out.truncate(before);
+            // Written in place: the message is not formatted into a `String` of its own.
+            let _ = write!(out, "{e}");
+            Err(exit::of(&e))
+        }
         Err(_) => {
             out.truncate(before);
-            Err((
-                exit::INTERNAL,
-                format!("internal error while evaluating '{line}'"),
-            ))
+            let _ = write!(out, "internal error while evaluating '{line}'");
+            Err(exit::INTERNAL)
         }
     }
 }
@@ -159,16 +165,21 @@ fn reply(
         (Line::Text, Ok(t)) => t,
     };
     let text = raw.trim();
-    if !text.is_empty()
-        && !text.starts_with('#')
-        && let Err((c, msg)) = answer_to(session, text, out)
-    {
-        if c == exit::INTERNAL {
-            *code = exit::INTERNAL;
+    if !text.is_empty() && !text.starts_with('#') {
+        let at = out.len();
+        if let Err(c) = answer_to(session, text, out) {
+            if c == exit::INTERNAL {
+                *code = exit::INTERNAL;
+            }
+            // One line per input line: fold a multi-line message.
+            let msg = &out[at..];
+            let folded = msg.contains('\n').then(|| msg.replace('\n', " | "));
+            if let Some(f) = folded {
+                out.truncate(at);
+                out.push_str(&f);
+            }
+            out.insert_str(at, "error: ");
         }
-        // One line per input line: fold a multi-line message.
-        out.push_str("error: ");
-        out.push_str(&msg.replace('\n', " | "));
     }
     out.push('\n');
 }

@@ -269,6 +269,17 @@ pub(crate) fn write_int<I: Int>(f: &mut fmt::Formatter<'_>, x: &I) -> fmt::Resul
     }
 }
 
+/// Writes `x` into any writer as its `Display` writes it without flags: a constant in decimal
+/// with one `write_str`, anything else by its `Display`.
+///
+/// @post `w` gained `x.to_string()`.
+pub(crate) fn write_plain<W: fmt::Write + ?Sized, I: Int>(w: &mut W, x: &I) -> fmt::Result {
+    match x.as_const() {
+        Some(v) => w.write_str(decimal(v, &mut [0u8; 20])),
+        None => write!(w, "{x}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

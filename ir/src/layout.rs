@@ -14,7 +14,8 @@
 //! ```
 
 use crate::error::{Error, Result};
-use crate::htuple::{HTuple, Leaves, Tokens};
+use crate::fmt_buffer::FmtBuffer;
+use crate::htuple::{HTuple, Leaves, Tokens, write_tree};
 use crate::int::Int;
 use crate::shape;
 use crate::stride::{Codomain, Stride};
@@ -517,8 +518,30 @@ impl<I: Int> Layout<I> {
 
 impl<I: Int> fmt::Display for Layout<I> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.shape.write_with(f, crate::int::write_int)?;
-        f.write_char(':')?;
-        fmt::Display::fmt(&self.stride, f)
+        if f.width().is_some() || f.precision().is_some() || f.sign_plus() {
+            // Flags apply to each integer leaf, written through the formatter.
+            self.shape.write_with(f, crate::int::write_int)?;
+            f.write_char(':')?;
+            return fmt::Display::fmt(&self.stride, f);
+        }
+        // Without flags: gathered on the stack and handed on in one piece (a call through the
+        // formatter per bracket, comma and leaf cost 3.5 times as much).
+        let mut w = FmtBuffer::new(f);
+        self.write_plain(&mut w)?;
+        w.finish()
+    }
+}
+
+impl<I: Int> Layout<I> {
+    /// Writes the text `Display` writes without flags into any writer: one tree writer and
+    /// one leaf writer for `Display` and [`crate::text::push_layout`].
+    ///
+    /// @post `w` gained `self.to_string()`.
+    pub(crate) fn write_plain<W: fmt::Write + ?Sized>(&self, w: &mut W) -> fmt::Result {
+        let toks = self.shape.profile().tokens();
+        write_tree(w, toks, self.shape.leaves(), crate::int::write_plain)?;
+        w.write_char(':')?;
+        // Congruent parts: the stride's tree is the shape's.
+        write_tree(w, toks, self.stride.leaves(), crate::stride::write_plain)
     }
 }

@@ -18,6 +18,7 @@
 pub mod algebra;
 pub mod atom;
 mod error;
+mod fmt_buffer;
 mod htuple;
 pub mod index;
 mod int;

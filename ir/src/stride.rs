@@ -292,6 +292,17 @@ fn dense<I: Int>(terms: &[(Path, I)], depth: usize) -> HTuple<I> {
     HTuple::from_modes(modes)
 }
 
+/// Writes `d` into any writer as its `Display` writes it without flags (an integer stride in
+/// decimal with one `write_str`).
+///
+/// @post `w` gained `d.to_string()`.
+pub(crate) fn write_plain<W: fmt::Write + ?Sized, I: Int>(w: &mut W, d: &Stride<I>) -> fmt::Result {
+    match d {
+        Stride::Int(v) => crate::int::write_plain(w, v),
+        d => write!(w, "{d}"),
+    }
+}
+
 impl<I: Int> fmt::Display for Stride<I> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -317,16 +317,22 @@ fn compose_leaf<I: Int>(
                 op: "composition",
                 cond: format!("{cond} (mode {k} of B)"),
             },
-            Error::Condition { msg, .. } => {
+            Error::Condition { mut msg, .. } => {
+                // `{msg} (mode {k} of B; A = {A})`, and `, coalesced {coalesce(A)}` where that
+                // differs, written into the message itself (13% of a corpus's lines fail here).
                 let shown = a.shown.to_layout();
+                msg.push_str(" (mode ");
+                msg.push_str(crate::int::decimal(k as i64, &mut [0; 20]));
+                msg.push_str(" of B; A = ");
+                let at = msg.len();
+                let _ = shown.write_plain(&mut msg);
                 let co = coalesce(&shown).map(|c| c.to_string()).unwrap_or_default();
-                let shown = shown.to_string();
-                let a_text = if co == shown {
-                    shown
-                } else {
-                    format!("{shown}, coalesced {co}")
-                };
-                Error::cond("composition", format!("{msg} (mode {k} of B; A = {a_text})"))
+                if co != msg[at..] {
+                    msg.push_str(", coalesced ");
+                    msg.push_str(&co);
+                }
+                msg.push(')');
+                Error::cond("composition", msg)
             }
             e => e,
         })?;

@@ -1,7 +1,8 @@
 //! Layouts written as text straight into a `String`: the canonical form `Display` writes
-//! (`((2,2),3):((24,2),8)`), by the same tree writer, without the formatter's dispatch per
-//! character and per leaf. The answers of `tessera eval --batch` are printed this way; `Display` stays the
-//! definition, and the tests compare the two on every kind of leaf.
+//! (`((2,2),3):((24,2),8)`), by the very writer `Display` uses (`Layout::write_plain`), here
+//! without a formatter in between. The answers of `tessera eval --batch` are printed this way;
+//! the tests compare the text with the shape and the stride printed leaf by leaf by their own
+//! `Display`, on every kind of leaf.
 //!
 //! ```
 //! use tessera_ir::{parse_layout, text::push_layout};
@@ -11,10 +12,7 @@
 //! assert_eq!(out, "= ((2,2),3):((24,2),8)");
 //! ```
 
-use crate::htuple::write_tree;
 use crate::layout::Layout;
-use crate::stride::Stride;
-use std::fmt::Write;
 
 /// Appends `l`'s text to `out`, exactly as `l.to_string()` writes it.
 ///
@@ -27,31 +25,20 @@ use std::fmt::Write;
 /// assert_eq!(out, "(4,(2,3)):(-1,(1@0,F2(6)))");
 /// ```
 pub fn push_layout(out: &mut String, l: &Layout<i64>) {
-    let toks = l.shape().profile().tokens();
-    // `Display`'s tree writer, into the `String` itself: writing to a `String` cannot fail.
-    let _ = write_tree(out, toks, l.shape().leaves(), |out, &v| {
-        push_int(out, v);
-        Ok(())
-    });
-    out.push(':');
-    let _ = write_tree(out, toks, l.stride().leaves(), |out, d| match d {
-        Stride::Int(v) => {
-            push_int(out, *v);
-            Ok(())
-        }
-        d => write!(out, "{d}"),
-    });
+    // `Display`'s writer, into the `String` itself: writing to a `String` cannot fail.
+    let _ = l.write_plain(out);
 }
 
 /// Appends the decimal text of `v`.
+#[cfg(test)]
 fn push_int(out: &mut String, v: i64) {
-    out.push_str(crate::int::decimal(v, &mut [0u8; 20]));
+    let _ = crate::int::write_plain(out, &v);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{HTuple, parse_layout};
+    use crate::{HTuple, Stride, parse_layout};
 
     fn pushed(l: &Layout<i64>) -> String {
         let mut out = String::new();
@@ -75,7 +62,10 @@ mod tests {
             "(9,10,11,99,100,101):(-9,-10,-99,-100,1000000007,4294967296)",
         ] {
             let l = parse_layout(src).unwrap();
-            assert_eq!(pushed(&l), l.to_string(), "{src}");
+            // The parts through the formatter, a leaf at a time: another writer.
+            let parts = format!("{}:{}", l.shape(), l.stride());
+            assert_eq!(pushed(&l), parts, "{src}");
+            assert_eq!(l.to_string(), parts, "{src}");
         }
         // Empty tuples, which no literal spells but the algebra can build.
         let l = Layout::new(
@@ -85,6 +75,10 @@ mod tests {
         .unwrap();
         assert_eq!(pushed(&l), l.to_string());
         assert_eq!(pushed(&l), "((),4):((),2)");
+        // Flags reach every integer leaf, as they did before the text was gathered.
+        let l = parse_layout("(2,(30,4)):(1,(-2,F2(6)))").unwrap();
+        assert_eq!(format!("{l:>3}"), "(  2,( 30,  4)):(  1,( -2,F2(6)))");
+        assert_eq!(format!("{l:+}"), "(+2,(+30,+4)):(+1,(-2,F2(6)))");
     }
 
     #[test]
