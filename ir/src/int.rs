@@ -275,6 +275,8 @@ pub(crate) fn write_int<I: Int>(f: &mut fmt::Formatter<'_>, x: &I) -> fmt::Resul
 /// @post `w` gained `x.to_string()`.
 pub(crate) fn write_plain<W: fmt::Write + ?Sized, I: Int>(w: &mut W, x: &I) -> fmt::Result {
     match x.as_const() {
+        // One digit as a character: into a `String` a push, not a copy of a slice.
+        Some(v @ 0..10) => w.write_char(char::from(b'0' + v as u8)),
         Some(v) => w.write_str(decimal(v, &mut [0u8; 20])),
         None => write!(w, "{x}"),
     }

@@ -79,12 +79,15 @@ fn int_tuple_of(obj: &Bound<'_, PyAny>) -> Option<HTuple<i64>> {
 
 /// A computed layout as a new `Layout` object, under the depth limit every result meets
 /// (`Value::check_depth`'s, checked on the layout in place: no move through a `Value`).
+#[inline(always)]
 fn wrap(py: Python<'_>, r: ir::Result<ir::Layout<i64>>) -> Option<PyResult<Py<PyAny>>> {
-    let l = r.ok()?;
-    if lang::fast::too_deep(&l) {
-        return None;
+    // Checked in the `Result` and moved once, straight into the new object's initializer.
+    match r {
+        Ok(l) if !lang::fast::too_deep(&l) => {
+            Some(Py::new(py, Layout { inner: l, sym: None }).map(Py::into_any))
+        }
+        _ => None,
     }
-    Some(Py::new(py, Layout::of(l)).map(Py::into_any))
 }
 
 /// The tiler of a Python object read in place ([`TilerView`]: its layouts borrowed from their
