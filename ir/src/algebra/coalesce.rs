@@ -14,9 +14,6 @@ use smallvec::SmallVec;
 /// Flat leaves, inline for the common small layouts.
 pub(crate) type Flat<T> = SmallVec<[T; 8]>;
 
-/// A flat layout as its extents and strides.
-pub(crate) type FlatLayout<I> = (Flat<I>, Flat<Stride<I>>);
-
 /// Two adjacent modes `(s_a, s_b):(d_a, d_b)` act as the single mode `s_a*s_b:d_a` exactly
 /// when the map stays additive across them: `s_a*d_a == d_b` (a product that overflows is
 /// not `d_b`), and for `F2` strides the condition of [`f2_merge_holds`]. `last` says that

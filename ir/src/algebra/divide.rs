@@ -154,11 +154,12 @@ fn divide_into<I: Int>(out: &mut LayoutBuilder<'_, I>, a: Parts<'_, I>, b: &Layo
         Codomain::Int | Codomain::F2 => HTuple::leaf(I::product(a.s)?),
         Codomain::Coord => cotarget(&a.to_layout(), b)?,
     };
-    let Some((cs, cd)) = complement_flat(b, Some(&target))? else {
+    let (mut cs, mut cd) = (Flat::new(), Flat::new());
+    if !complement_flat(b, Some(&target), (&mut cs, &mut cd))? {
         let c = complement(b, Some(&target))?;
         out.push_layout(composition(&a.to_layout(), &Layout::concat([b.clone(), c]))?);
         return Ok(());
-    };
+    }
     // The tokens of `(B, C)`: a pair, then B's tree, then C (a leaf, or a flat tuple).
     let bt = b.shape().profile().tokens();
     let mut toks: Tokens = SmallVec::with_capacity(bt.len() + cs.len() + 2);
