@@ -29,12 +29,6 @@ pub fn push_layout(out: &mut String, l: &Layout<i64>) {
     let _ = l.write_plain(out);
 }
 
-/// Appends the decimal text of `v`.
-#[cfg(test)]
-fn push_int(out: &mut String, v: i64) {
-    let _ = crate::int::write_plain(out, &v);
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -86,7 +80,7 @@ mod tests {
         let mut out = String::new();
         for v in (-1000..1000).chain([i64::MIN, i64::MIN + 1, i64::MAX, 1 << 31, 1 << 32, 1 << 62]) {
             out.clear();
-            push_int(&mut out, v);
+            crate::int::write_plain(&mut out, &v).unwrap();
             assert_eq!(out, v.to_string());
         }
     }
