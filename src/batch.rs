@@ -5,21 +5,25 @@
 //! stored (so `--batch /dev/zero` runs in constant memory). The end of the input, or a reader of
 //! the output that went away (a closed pipe), ends the run normally.
 //!
-//! Lines are answered in blocks: a block ends after [`BLOCK_LINES`] lines, or where the next
-//! read could block (on standard input, a pipe or a device; a regular file's next read never
-//! waits for a writer). A large block is split into contiguous chunks answered on `jobs` threads:
-//! the reading thread answers the first chunk, `jobs - 1` helper threads (started once, at the
-//! first block worth them, and fed through one queue) the others, and the chunks' answers are
-//! written in input order, so the output does not depend on the number of threads. Answers are
-//! flushed before a read that may block, so a tool can send a line and wait for its answer.
+//! Lines are answered in blocks: a block ends after [`BLOCK_LINES`] lines or [`BLOCK_BYTES`]
+//! bytes, or where the next read could block (on standard input, a pipe or a device; a regular
+//! file's next read never waits for a writer). A large block is cut into contiguous chunks, a few
+//! per thread, put on one queue; `jobs - 1` helper threads (started once, at the first block
+//! worth them) take chunks from it, and so does the reading thread once it has read and queued
+//! the next block: reading overlaps answering, and a thread that finishes early takes another
+//! chunk. The chunks' answers are written in input order, so the output does not depend on the
+//! number of threads. At most three blocks are held at once (the one read, the one answered, the
+//! one gathered). Answers are flushed before a read that may block, so a tool can send a line and
+//! wait for its answer.
 
 use crate::exit;
 use crate::lang::Session;
+use std::collections::VecDeque;
 use std::fmt::Write as _;
 use std::io::{BufRead, ErrorKind, Write};
 use std::ops::Range;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::{Arc, Mutex, mpsc};
+use std::sync::{Arc, Condvar, Mutex, mpsc};
 
 /// Evaluates one line, turning a panic (a bug) into an internal error.
 pub fn answer(session: &Session, line: &str) -> Result<String, (i32, String)> {
@@ -55,8 +59,16 @@ pub const MAX_LINE: usize = tessera_ir::text::MAX_SOURCE_LEN;
 /// Most lines answered as one block.
 pub const BLOCK_LINES: usize = 4096;
 
+/// Bytes after which a block ends even if it has fewer than [`BLOCK_LINES`] lines (a block holds
+/// at most this plus one line of [`MAX_LINE`] bytes).
+pub const BLOCK_BYTES: usize = 4 << 20;
+
 /// Fewest lines worth a thread of their own.
 const LINES_PER_THREAD: usize = 256;
+
+/// Chunks a shared block is cut into per thread, so that a thread that finishes early (the
+/// reader, after reading the next block) takes another.
+const CHUNKS_PER_THREAD: usize = 4;
 
 /// Stack of an answering thread: evaluation recurses along the nesting the parser allows.
 const STACK: usize = 256 << 20;
@@ -205,8 +217,8 @@ fn reply_all(session: &Session, block: &Block, lines: &[(Line, Range<usize>)], c
     out
 }
 
-/// A chunk of a block for a helper thread: its lines, its place among the block's chunks, and
-/// where its answers go.
+/// A chunk of a block to answer: its lines, its place among the block's chunks, and where its
+/// answers go.
 struct Job {
     block: Arc<Block>,
     lines: Range<usize>,
@@ -214,10 +226,81 @@ struct Job {
     reply: mpsc::Sender<(usize, String, i32)>,
 }
 
+impl Job {
+    /// Answers the chunk and sends its answers (with its exit code) to the block's collector.
+    fn run(self, session: &Session) {
+        let mut c = exit::OK;
+        let out = reply_all(
+            session,
+            &self.block,
+            &self.block.lines[self.lines.clone()],
+            &mut c,
+        );
+        let Job {
+            block, slot, reply, ..
+        } = self;
+        // The block is released before the answers are sent, so that the reader can reuse
+        // its buffer once every answer has come back.
+        drop(block);
+        // A collector that went away (it never does): nothing to tell.
+        let _ = reply.send((slot, out, c));
+    }
+}
+
+/// The queue of chunks: the helpers take from it, and so does the reader while it waits for a
+/// block's answers. Closed when the run ends.
+#[derive(Default)]
+struct Queue {
+    /// The chunks not yet taken, and whether the run has ended.
+    jobs: Mutex<(VecDeque<Job>, bool)>,
+    /// Signalled when chunks arrive or the run ends.
+    ready: Condvar,
+}
+
+impl Queue {
+    /// The next chunk, waiting for one; `None` once the run has ended.
+    fn wait(&self) -> Option<Job> {
+        let mut q = self.jobs.lock().ok()?;
+        loop {
+            if let Some(job) = q.0.pop_front() {
+                return Some(job);
+            }
+            if q.1 {
+                return None;
+            }
+            q = self.ready.wait(q).ok()?;
+        }
+    }
+
+    /// The next chunk, if one is waiting.
+    fn take(&self) -> Option<Job> {
+        self.jobs.lock().ok()?.0.pop_front()
+    }
+
+    /// Queues the chunks and wakes the helpers. Nothing is queued if the queue is unusable (a
+    /// thread panicked while holding it, which none does): the gatherer answers them then.
+    fn put(&self, jobs: impl Iterator<Item = Job>) {
+        if let Ok(mut q) = self.jobs.lock() {
+            q.0.extend(jobs);
+        }
+        self.ready.notify_all();
+    }
+
+    /// Ends the run: every waiting helper returns.
+    fn close(&self) {
+        if let Ok(mut q) = self.jobs.lock() {
+            // Chunks of a block nobody will gather (the output failed) are not answered.
+            q.0.clear();
+            q.1 = true;
+        }
+        self.ready.notify_all();
+    }
+}
+
 /// The helper threads of a run, started once (at the first block worth them) and fed chunks
-/// through one queue; the thread that reads the input answers a chunk of each block itself.
+/// through one queue, from which the thread that reads the input takes chunks too.
 struct Pool<'s, 'e> {
-    queue: Option<mpsc::Sender<Job>>,
+    queue: Arc<Queue>,
     helpers: usize,
     /// The threads to start, and the scope they live in.
     want: usize,
@@ -227,95 +310,139 @@ struct Pool<'s, 'e> {
 impl<'s, 'e> Pool<'s, 'e> {
     /// Starts the helpers (once); `false` if none could start.
     fn start(&mut self, session: &'e Session) -> bool {
-        if self.queue.is_none() && self.want > 0 {
-            let (tx, rx) = mpsc::channel::<Job>();
-            let rx = Arc::new(Mutex::new(rx));
-            for _ in 0..self.want {
-                let rx = Arc::clone(&rx);
-                let started =
-                    std::thread::Builder::new()
-                        .stack_size(STACK)
-                        .spawn_scoped(self.scope, move || {
-                            loop {
-                                // The lock is held only while taking a job, never while answering.
-                                let job = match rx.lock() {
-                                    Ok(q) => q.recv(),
-                                    Err(_) => return,
-                                };
-                                let Ok(job) = job else { return };
-                                let mut c = exit::OK;
-                                let out = reply_all(
-                                    session,
-                                    &job.block,
-                                    &job.block.lines[job.lines.clone()],
-                                    &mut c,
-                                );
-                                let Job {
-                                    block, slot, reply, ..
-                                } = job;
-                                drop(block);
-                                // The reader may have given up on this block (it never does): ignore.
-                                let _ = reply.send((slot, out, c));
-                            }
-                        });
-                if started.is_ok() {
-                    self.helpers += 1;
-                }
+        for _ in 0..std::mem::take(&mut self.want) {
+            let queue = Arc::clone(&self.queue);
+            let started = std::thread::Builder::new()
+                .stack_size(STACK)
+                .spawn_scoped(self.scope, move || {
+                    while let Some(job) = queue.wait() {
+                        job.run(session);
+                    }
+                });
+            if started.is_ok() {
+                self.helpers += 1;
             }
-            self.want = 0;
-            self.queue = Some(tx);
         }
         self.helpers > 0
     }
 }
 
-/// Answers a block on up to `jobs` threads (the reader's and the pool's); the answers come back
-/// in input order, whichever thread answered them.
-fn answer_block<'e>(
+impl Drop for Pool<'_, '_> {
+    /// The helpers return once the run ends (their scope then joins them).
+    fn drop(&mut self) {
+        self.queue.close();
+    }
+}
+
+/// A block whose chunks were handed to the queue and whose answers are being gathered.
+struct InFlight {
+    block: Arc<Block>,
+    chunks: Vec<Range<usize>>,
+    answers: mpsc::Receiver<(usize, String, i32)>,
+}
+
+/// Answers a block on up to `jobs` threads (the reader's and the pool's), or hands it to the
+/// pool ([`InFlight`]) to be gathered by [`gather`] once the reader has read on.
+enum Answering {
+    /// Answered already, on the reader's thread.
+    Done(String, Arc<Block>),
+    /// Being answered by the pool.
+    Pending(InFlight),
+}
+
+/// Starts answering `block`: on the reader's thread when it is too short to share (or no
+/// helper could start), otherwise as chunks handed to the pool's queue, several per thread
+/// so that a thread that finishes early takes another.
+fn dispatch<'e>(
     session: &'e Session,
     pool: &mut Pool<'_, 'e>,
-    block: &Arc<Block>,
+    block: Arc<Block>,
     jobs: usize,
     code: &mut i32,
-) -> Vec<String> {
+) -> Answering {
     let n = block.lines.len();
     let threads = jobs.min(n / LINES_PER_THREAD).max(1);
     if threads == 1 || !pool.start(session) {
-        return vec![reply_all(session, block, &block.lines, code)];
+        let text = reply_all(session, &block, &block.lines, code);
+        return Answering::Done(text, block);
     }
     let threads = threads.min(pool.helpers + 1);
-    let per = n.div_ceil(threads);
+    let per = n.div_ceil(threads * CHUNKS_PER_THREAD).max(LINES_PER_THREAD);
     let chunks: Vec<Range<usize>> = (0..n).step_by(per).map(|k| k..(k + per).min(n)).collect();
-    let mut out: Vec<Option<String>> = vec![None; chunks.len()];
-    let (tx, rx) = mpsc::channel();
-    if let Some(queue) = &pool.queue {
-        for (slot, lines) in chunks.iter().enumerate().skip(1) {
-            let job = Job {
-                block: Arc::clone(block),
-                lines: lines.clone(),
-                slot,
-                reply: tx.clone(),
-            };
-            // A queue nobody reads (every helper gone): the chunk is answered below.
-            let _ = queue.send(job);
-        }
-    }
+    let (tx, answers) = mpsc::channel();
+    // Chunks no helper takes (every helper gone) are taken by the reader in `gather`; chunks
+    // the queue refused are answered there as missing.
+    pool.queue.put(chunks.iter().enumerate().map(|(slot, lines)| Job {
+        block: Arc::clone(&block),
+        lines: lines.clone(),
+        slot,
+        reply: tx.clone(),
+    }));
     drop(tx);
-    out[0] = Some(reply_all(session, block, &block.lines[chunks[0].clone()], code));
-    // Every job either answers or is dropped (its sender with it): this ends.
-    for (slot, text, c) in rx {
+    Answering::Pending(InFlight {
+        block,
+        chunks,
+        answers,
+    })
+}
+
+/// The answers of a block, in input order, whichever thread answered them: the reader takes
+/// chunks from the queue while there are any, then waits for the helpers' last ones. Returns
+/// the block's buffer for reuse.
+fn gather(
+    session: &Session,
+    pool: &Pool<'_, '_>,
+    answering: Answering,
+    code: &mut i32,
+) -> (Vec<String>, Arc<Block>) {
+    let f = match answering {
+        Answering::Done(text, block) => return (vec![text], block),
+        Answering::Pending(f) => f,
+    };
+    let mut out: Vec<Option<String>> = vec![None; f.chunks.len()];
+    let mut got = 0;
+    let mut keep = |(slot, text, c): (usize, String, i32), code: &mut i32| {
         if c == exit::INTERNAL {
             *code = exit::INTERNAL;
         }
         out[slot] = Some(text);
+    };
+    while got < f.chunks.len() {
+        if let Ok(answer) = f.answers.try_recv() {
+            keep(answer, code);
+            got += 1;
+        } else if let Some(job) = pool.queue.take() {
+            // A chunk of this block or of the next one: the reader answers it while it waits.
+            job.run(session);
+        } else {
+            // Nothing left to take: the helpers are answering this block's last chunks. Every
+            // job either answers or is dropped (its sender with it): this ends.
+            match f.answers.recv() {
+                Ok(answer) => {
+                    keep(answer, code);
+                    got += 1;
+                }
+                Err(_) => break,
+            }
+        }
     }
-    chunks
+    let texts = f
+        .chunks
         .iter()
         .zip(out)
         .map(|(lines, text)| {
-            text.unwrap_or_else(|| reply_all(session, block, &block.lines[lines.clone()], code))
+            text.unwrap_or_else(|| reply_all(session, &f.block, &f.block.lines[lines.clone()], code))
         })
-        .collect()
+        .collect();
+    (texts, f.block)
+}
+
+/// Writes a block's answers and flushes them (a tool may be waiting for them).
+fn emit(out: &mut impl Write, texts: Vec<String>) -> std::io::Result<()> {
+    for text in texts {
+        out.write_all(text.as_bytes())?;
+    }
+    out.flush()
 }
 
 /// `tessera eval --batch PATH` on `jobs` threads: one answer line per input line. The end of
@@ -346,34 +473,53 @@ pub fn run(session: &Session, path: &str, jobs: usize) -> i32 {
     let mut code = exit::OK;
     let written = std::thread::scope(|scope| {
         let mut pool = Pool {
-            queue: None,
+            queue: Arc::default(),
             helpers: 0,
             want: jobs.saturating_sub(1),
             scope,
         };
-        // Shared with the helpers while a block is answered; the reader's alone in between.
+        // The block being read: the reader's alone. A block handed to the pool is answered
+        // while the next one is read and handed on (from a regular file: a read that may wait
+        // for a writer answers what it has first), and its buffer is then read into again.
         let mut block = Arc::new(Block::default());
+        let mut spare: Vec<Arc<Block>> = Vec::new();
+        let mut pending: Option<Answering> = None;
         loop {
             let more = match reader.next_line(Arc::make_mut(&mut block)) {
                 Ok(more) => more,
                 Err(e) => {
+                    // The blocks read before the error are answered.
+                    if let Some(p) = pending.take() {
+                        let _ = emit(&mut out, gather(session, &pool, p, &mut code).0);
+                    }
                     let _ = out.flush();
                     return Err(Err(e));
                 }
             };
             // Answer what was read once the block is full, the input ends, or the next read
             // could block (a tool may be waiting for these answers before it sends more).
-            if more && !(reader.may_block && reader.drained) && block.lines.len() < BLOCK_LINES {
+            let wait = reader.may_block && reader.drained;
+            if more && !wait && block.lines.len() < BLOCK_LINES && block.bytes.len() < BLOCK_BYTES {
                 continue;
             }
-            let mut result = Ok(());
-            for text in answer_block(session, &mut pool, &block, jobs, &mut code) {
-                result = result.and_then(|()| out.write_all(text.as_bytes()));
+            let mut next = spare.pop().unwrap_or_default();
+            Arc::make_mut(&mut next).clear();
+            let full = std::mem::replace(&mut block, next);
+            let answering = dispatch(session, &mut pool, full, jobs, &mut code);
+            // The block before this one, answered while this one was read; its last chunks
+            // overlap this one's first.
+            if let Some(p) = pending.take() {
+                let (texts, buf) = gather(session, &pool, p, &mut code);
+                emit(&mut out, texts).map_err(Ok)?;
+                spare.push(buf);
             }
-            Arc::make_mut(&mut block).clear();
-            if let Err(e) = result.and_then(|()| out.flush()) {
-                return Err(Ok(e));
+            if more && !wait && matches!(answering, Answering::Pending(_)) {
+                pending = Some(answering);
+                continue;
             }
+            let (texts, buf) = gather(session, &pool, answering, &mut code);
+            emit(&mut out, texts).map_err(Ok)?;
+            spare.push(buf);
             if !more {
                 return Ok(());
             }

@@ -13,8 +13,19 @@ fn batch(path: &std::path::Path, jobs: &[&str]) -> (String, Option<i32>) {
     (String::from_utf8(out.stdout).unwrap(), out.status.code())
 }
 
+/// The lines of a block: a block is answered while the next is read.
+const BLOCK: usize = tessera::batch::BLOCK_LINES;
+
 #[test]
 fn threads_answer_in_input_order() {
+    // Several full blocks; a short last block (answered by the reader alone) after a block
+    // still being answered by the helpers; a file that ends on a block's end; one short block.
+    for n in [20_000, 2 * BLOCK + 100, 2 * BLOCK, 300] {
+        answers_in_order(n);
+    }
+}
+
+fn answers_in_order(n: usize) {
     let kinds = [
         "composition((6,2):(8,2),(4,3):(3,1))",
         "logical_divide((8,3):(1,8),3:1)",
@@ -30,7 +41,7 @@ fn threads_answer_in_input_order() {
     ];
     // Enough lines for several blocks on every thread, each line made distinct by an index.
     let mut input = String::new();
-    for i in 0..20_000 {
+    for i in 0..n {
         let k = kinds[i % kinds.len()];
         if k.starts_with("size") {
             input.push_str(&format!("{i}+{k}\n"));
@@ -39,18 +50,21 @@ fn threads_answer_in_input_order() {
             input.push('\n');
         }
     }
-    let dir = std::env::temp_dir().join(format!("tessera-batch-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("tessera-batch-{}-{n}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("lines.txt");
     std::fs::write(&path, &input).unwrap();
 
     let (one, c1) = batch(&path, &["-j1"]);
     assert_eq!(c1, Some(0));
-    assert_eq!(one.lines().count(), 20_000);
+    assert_eq!(one.lines().count(), n);
     for threads in [&["-j", "2"][..], &["--jobs", "3"][..], &[][..]] {
         let (many, c) = batch(&path, threads);
         assert_eq!(c, Some(0));
-        assert!(many == one, "{threads:?}: answers differ from one thread's");
+        assert!(
+            many == one,
+            "{n} lines, {threads:?}: answers differ from one thread's"
+        );
     }
     // Each line's answer is its own: the indexed sizes come back in order.
     for (i, line) in one.lines().enumerate() {
@@ -58,5 +72,30 @@ fn threads_answer_in_input_order() {
             assert_eq!(line, (i + 32).to_string());
         }
     }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn long_lines_end_blocks_by_their_bytes() {
+    // 1,600 lines of about 4 KB: past `BLOCK_BYTES` well before `BLOCK_LINES`, so the file is
+    // answered as two blocks cut by their bytes, the second while the first is gathered.
+    const { assert!(1_600 * 4_000 > tessera::batch::BLOCK_BYTES && 1_600 < BLOCK) };
+    let mut input = String::new();
+    for i in 0..1_600 {
+        let terms = 1_000 + i % 7;
+        input.push_str(&vec!["4"; terms].join("+"));
+        input.push('\n');
+    }
+    let dir = std::env::temp_dir().join(format!("tessera-batch-long-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("long.txt");
+    std::fs::write(&path, &input).unwrap();
+    let (one, c1) = batch(&path, &["-j1"]);
+    assert_eq!(c1, Some(0));
+    let expect: String = (0..1_600).map(|i| format!("{}\n", 4 * (1_000 + i % 7))).collect();
+    assert!(one == expect, "one thread's answers are the sums");
+    let (two, c2) = batch(&path, &["-j", "2"]);
+    assert_eq!(c2, Some(0));
+    assert!(two == one, "two threads' answers differ from one thread's");
     std::fs::remove_dir_all(&dir).ok();
 }
