@@ -176,10 +176,16 @@ fn profile_of(obj: &Bound<'_, PyAny>) -> Option<HTuple<bool>> {
     }
     if let Ok(t) = obj.cast::<PyTuple>() {
         // A flat tuple of ints and `None` (the common `(1,1)`): one flat profile, without a
-        // tuple per mode.
-        let leaf = |x: &Bound<'_, PyAny>| x.is_none() || small_int(x).is_some();
-        if t.iter_borrowed().all(|x| leaf(&x)) && !t.is_empty() {
-            return Some(HTuple::flat(t.iter_borrowed().map(|x| !x.is_none())));
+        // tuple per mode, read in one pass.
+        let flat = HTuple::flat(t.iter_borrowed().map_while(|x| {
+            if x.is_none() {
+                Some(false)
+            } else {
+                small_int(&x).map(|_| true)
+            }
+        }));
+        if flat.leaves().len() == t.len() && !t.is_empty() {
+            return Some(flat);
         }
         return t
             .iter_borrowed()

@@ -20,7 +20,15 @@ pub(crate) type Flat<T> = SmallVec<[T; 8]>;
 /// `(s_b, d_b)` ends the layout, so its coordinate is unbounded (the last mode absorbs the
 /// indices past the size). Undecidable symbolic equalities count as "not mergeable", which
 /// keeps the result correct.
+#[inline]
 fn mergeable<I: Int>(sa: &I, da: &Stride<I>, sb: &I, db: &Stride<I>, last: bool) -> Result<bool> {
+    // Two known integer strides (the common case): `s_a*d_a == d_b`, an overflow is not `d_b`;
+    // what the general comparison below decides for them, without building the product.
+    if let (Stride::Int(x), Stride::Int(y)) = (da, db)
+        && let (Some(s), Some(x), Some(y)) = (sa.as_const(), x.as_const(), y.as_const())
+    {
+        return Ok(s.checked_mul(x) == Some(y));
+    }
     let Ok(first) = da.scale(sa) else {
         return Ok(false);
     };
@@ -141,11 +149,23 @@ fn coalesce_into<I: Int>(
     drop_trailing_one: bool,
 ) -> Result<()> {
     let base = out.s.len();
-    out.s.extend(s.iter().cloned());
-    out.d.extend(d.iter().cloned());
-    let mut n = coalesce_z_slices(&mut out.s[base..], &mut out.d[base..])?;
-    out.s.truncate(base + n);
-    out.d.truncate(base + n);
+    // The fold of `coalesce_z_slices`, read from `s:d` and written straight into the builder:
+    // a leaf that merges into the last one written is never copied.
+    let len = s.len().min(d.len());
+    for (j, (sj, dj)) in s.iter().zip(d).enumerate() {
+        while out.s.len() > base && out.s.last().is_some_and(|x| x.is(1)) {
+            out.s.pop();
+            out.d.pop();
+        }
+        let w = out.s.len();
+        if w > base && mergeable(&out.s[w - 1], &out.d[w - 1], sj, dj, j + 1 == len)? {
+            out.s[w - 1] = out.s[w - 1].mul(sj)?;
+            continue;
+        }
+        out.s.push(sj.clone());
+        out.d.push(dj.clone());
+    }
+    let mut n = out.s.len() - base;
     if n == 0 {
         out.s.push(I::one());
         out.d.push(Stride::zero());
@@ -354,6 +374,9 @@ fn profile_into<I: Int>(
     // The spans one at a time: collecting them moved two arrays of spans per mode.
     let modes = mode_spans_iter(a.toks);
     let mut pmodes = mode_spans_iter(ptoks);
+    // A flat tuple of leaves (`(1,1)`, the common profile): one token more than leaves. Its
+    // modes are its leaves, read in order without walking its tokens.
+    let flat = ptoks.len() == pleaves.len() + 1;
     if modes.len() < pmodes.len() {
         let profile = HTuple::from_raw(ptoks.into(), pleaves.into());
         return Err(Error::cond(
@@ -367,12 +390,19 @@ fn profile_into<I: Int>(
         ));
     }
     out.toks.push(modes.len() as u32 + 1);
-    for (toks, leaves) in modes {
+    for (k, (toks, leaves)) in modes.enumerate() {
         let m = Parts {
             toks: &a.toks[toks],
             s: &a.s[leaves.clone()],
             d: &a.d[leaves],
         };
+        if flat {
+            match pleaves.get(k) {
+                Some(true) => whole(out, m.s, m.d)?,
+                _ => out.push_parts(m),
+            }
+            continue;
+        }
         match pmodes.next() {
             Some((pt, pl)) => profile_into(out, m, (&ptoks[pt.clone()], &pleaves[pl.clone()]), op, whole)?,
             None => out.push_parts(m),
