@@ -126,7 +126,7 @@ impl BatchReader {
                 return Ok(any);
             }
             any = true;
-            let newline = chunk.iter().position(|&b| b == b'\n');
+            let newline = memchr::memchr(b'\n', chunk);
             let part = &chunk[..newline.unwrap_or(chunk.len())];
             if !overlong && block.bytes.len() - start + part.len() > MAX_LINE {
                 overlong = true;
