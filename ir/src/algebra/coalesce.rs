@@ -101,10 +101,36 @@ pub(crate) fn stride_eq<I: Int>(a: &Stride<I>, b: &Stride<I>) -> bool {
 
 /// The size-1-preserving fold over flat leaves. Size-1 modes vanish unless they end the list.
 pub(crate) fn coalesce_z_flat<I: Int>(s: &[I], d: &[Stride<I>]) -> Result<(Flat<I>, Flat<Stride<I>>)> {
-    let mut rs: Flat<I> = s.iter().cloned().collect();
-    let mut rd: Flat<Stride<I>> = d.iter().cloned().collect();
-    coalesce_z_in_place(&mut rs, &mut rd)?;
+    let (mut rs, mut rd) = (Flat::new(), Flat::new());
+    coalesce_z_onto(&mut rs, &mut rd, s, d)?;
     Ok((rs, rd))
+}
+
+/// The fold of [`coalesce_z_slices`] read from `s:d` and appended to `os:od` after what they
+/// hold: a leaf that merges into the last one written is never copied. Returns the number of
+/// leaves appended.
+pub(crate) fn coalesce_z_onto<I: Int>(
+    os: &mut Flat<I>,
+    od: &mut Flat<Stride<I>>,
+    s: &[I],
+    d: &[Stride<I>],
+) -> Result<usize> {
+    let base = os.len();
+    let len = s.len().min(d.len());
+    for (j, (sj, dj)) in s.iter().zip(d).enumerate() {
+        while os.len() > base && os.last().is_some_and(|x| x.is(1)) {
+            os.pop();
+            od.pop();
+        }
+        let w = os.len();
+        if w > base && mergeable(&os[w - 1], &od[w - 1], sj, dj, j + 1 == len)? {
+            os[w - 1] = os[w - 1].mul(sj)?;
+            continue;
+        }
+        os.push(sj.clone());
+        od.push(dj.clone());
+    }
+    Ok(os.len() - base)
 }
 
 /// [`coalesce_z_flat`] in place: the leaves that remain are written over the leaves already
@@ -149,23 +175,8 @@ fn coalesce_into<I: Int>(
     drop_trailing_one: bool,
 ) -> Result<()> {
     let base = out.s.len();
-    // The fold of `coalesce_z_slices`, read from `s:d` and written straight into the builder:
-    // a leaf that merges into the last one written is never copied.
-    let len = s.len().min(d.len());
-    for (j, (sj, dj)) in s.iter().zip(d).enumerate() {
-        while out.s.len() > base && out.s.last().is_some_and(|x| x.is(1)) {
-            out.s.pop();
-            out.d.pop();
-        }
-        let w = out.s.len();
-        if w > base && mergeable(&out.s[w - 1], &out.d[w - 1], sj, dj, j + 1 == len)? {
-            out.s[w - 1] = out.s[w - 1].mul(sj)?;
-            continue;
-        }
-        out.s.push(sj.clone());
-        out.d.push(dj.clone());
-    }
-    let mut n = out.s.len() - base;
+    // Folded straight into the builder's leaves.
+    let mut n = coalesce_z_onto(out.s, out.d, s, d)?;
     if n == 0 {
         out.s.push(I::one());
         out.d.push(Stride::zero());

@@ -13,7 +13,7 @@
 //! Tessera records how much of each digit every leaf uses and rejects the composition when
 //! the leaves together overflow a digit, naming both.
 
-use super::coalesce::{Flat, coalesce, coalesce_z_by, coalesce_z_in_place};
+use super::coalesce::{Flat, coalesce, coalesce_z_by, coalesce_z_in_place, coalesce_z_onto};
 use super::layout_add::layout_add;
 use super::tiler::{Tiler, TilerView};
 use crate::error::{Error, Result};
@@ -181,9 +181,8 @@ pub(crate) fn compose_into<I: Int>(
     let (flat_s, flat_d);
     let digits: Digits<'_, I> = match cod {
         Codomain::Int => {
-            let mut s: Flat<I> = a.s.iter().cloned().collect();
-            let mut d: Flat<Stride<I>> = a.d.iter().cloned().collect();
-            coalesce_z_in_place(&mut s, &mut d)?;
+            let (mut s, mut d) = (Flat::new(), Flat::new());
+            coalesce_z_onto(&mut s, &mut d, a.s, a.d)?;
             if s.is_empty() {
                 // A without leaves (`():()`) is the constant 0: the single digit 1:0, as
                 // `coalesce_z` gives. No digit at all made `split` index out of bounds
