@@ -168,7 +168,7 @@ fn coalesce_z_slices<I: Int>(s: &mut [I], d: &mut [Stride<I>]) -> Result<usize> 
 /// the builder's leaves (no intermediate layout): a leaf when one pair remains, a flat tuple
 /// otherwise, `1:0` when none does; `drop_trailing_one` drops a trailing size-1 mode of
 /// several (`coalesce`).
-fn coalesce_into<I: Int>(
+pub(crate) fn coalesce_into<I: Int>(
     out: &mut LayoutBuilder<'_, I>,
     s: &[I],
     d: &[Stride<I>],

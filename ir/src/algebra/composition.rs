@@ -13,7 +13,7 @@
 //! Tessera records how much of each digit every leaf uses and rejects the composition when
 //! the leaves together overflow a digit, naming both.
 
-use super::coalesce::{Flat, coalesce, coalesce_z_by, coalesce_z_in_place, coalesce_z_onto};
+use super::coalesce::{Flat, coalesce, coalesce_into, coalesce_z_by, coalesce_z_onto};
 use super::layout_add::layout_add;
 use super::tiler::{Tiler, TilerView};
 use crate::error::{Error, Result};
@@ -346,18 +346,9 @@ fn compose_leaf<I: Int>(
             st.push(weights[sub.j].scale(&sub.t)?);
         }
         if acc.is_none() && d.as_int().is_some() {
-            // The common case: one integer stride. Coalesce the sub-modes directly.
-            coalesce_z_in_place(&mut s, &mut st)?;
-            if s.is_empty() {
-                out.push_flat([I::one()], [Stride::zero()]);
-                return Ok(());
-            }
-            if s.len() > 1 && s.last().is_some_and(|x| x.is(1)) {
-                s.pop();
-                st.pop();
-            }
-            out.push_flat(s.iter().cloned(), st.iter().cloned());
-            return Ok(());
+            // The common case: one integer stride. The sub-modes coalesced (`1:0` when none
+            // remains, a trailing size-1 mode of several dropped) straight into the result.
+            return coalesce_into(out, &s, &st, true);
         }
         let part = Layout::flat_or_leaf(s, st);
         acc = Some(match acc {
