@@ -105,7 +105,12 @@ fn list(src: &str, mut i: usize, depth: usize, out: &mut Vec<Expr>) -> Option<us
             Some(end) => end,
             None if depth == 1 && b.get(at) == Some(&b'(') => {
                 if !matches!(slot.kind, ExprKind::Tuple(_)) {
-                    slot.kind = ExprKind::Tuple(Vec::new());
+                    // A literal's box, if the slot held one, becomes the tuple's first.
+                    let first = match std::mem::replace(&mut slot.kind, ExprKind::Underscore) {
+                        lit @ ExprKind::Literal(_) => vec![Expr { kind: lit, col: at }],
+                        _ => Vec::new(),
+                    };
+                    slot.kind = ExprKind::Tuple(first);
                 }
                 let ExprKind::Tuple(items) = &mut slot.kind else {
                     return None;
