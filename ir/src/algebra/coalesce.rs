@@ -108,7 +108,8 @@ pub(crate) fn coalesce_z_flat<I: Int>(s: &[I], d: &[Stride<I>]) -> Result<(Flat<
 
 /// The fold of [`coalesce_z_slices`] read from `s:d` and appended to `os:od` after what they
 /// hold: a leaf that merges into the last one written is never copied. Returns the number of
-/// leaves appended.
+/// leaves appended. Inlined: a call of its own cost `coalesce` 65 instructions of its 2,400.
+#[inline(always)]
 pub(crate) fn coalesce_z_onto<I: Int>(
     os: &mut Flat<I>,
     od: &mut Flat<Stride<I>>,
