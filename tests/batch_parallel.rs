@@ -16,6 +16,15 @@ fn batch(path: &std::path::Path, jobs: &[&str]) -> (String, Option<i32>) {
 /// The lines of a block: a block is answered while the next is read.
 const BLOCK: usize = tessera::batch::BLOCK_LINES;
 
+/// `input` written to a file of its own (in a folder of its own, removed by the caller).
+fn input_file(tag: &str, input: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+    let dir = std::env::temp_dir().join(format!("tessera-batch-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("lines.txt");
+    std::fs::write(&path, input).unwrap();
+    (dir, path)
+}
+
 #[test]
 fn threads_answer_in_input_order() {
     // Several full blocks; a short last block (answered by the reader alone) after a block
@@ -50,11 +59,7 @@ fn answers_in_order(n: usize) {
             input.push('\n');
         }
     }
-    let dir = std::env::temp_dir().join(format!("tessera-batch-{}-{n}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("lines.txt");
-    std::fs::write(&path, &input).unwrap();
-
+    let (dir, path) = input_file(&format!("lines-{n}"), &input);
     let (one, c1) = batch(&path, &["-j1"]);
     assert_eq!(c1, Some(0));
     assert_eq!(one.lines().count(), n);
@@ -86,10 +91,7 @@ fn long_lines_end_blocks_by_their_bytes() {
         input.push_str(&vec!["4"; terms].join("+"));
         input.push('\n');
     }
-    let dir = std::env::temp_dir().join(format!("tessera-batch-long-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("long.txt");
-    std::fs::write(&path, &input).unwrap();
+    let (dir, path) = input_file("long", &input);
     let (one, c1) = batch(&path, &["-j1"]);
     assert_eq!(c1, Some(0));
     let expect: String = (0..1_600).map(|i| format!("{}\n", 4 * (1_000 + i % 7))).collect();
