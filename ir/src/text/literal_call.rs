@@ -137,26 +137,20 @@ fn list(src: &str, mut i: usize, depth: usize, out: &mut Vec<Expr>) -> Option<us
 fn element(src: &str, at: usize, depth: usize, kind: &mut ExprKind) -> Option<Option<usize>> {
     let scanned = match kind {
         ExprKind::Literal(lit) => literal::scan_into(src, at, lit),
-        // A tuple read here before (a tiler): the box of one of its literals is read into, and
-        // put back if no literal starts here (a line of another shape than the last allocates
-        // nothing).
+        // A tuple read here before (a tiler): one of its literals' boxes is read into in
+        // place, and taken out of the tuple when a literal starts here (a line of another
+        // shape than the last allocates nothing).
         ExprKind::Tuple(items)
             if let Some(k) = items.iter().position(|x| matches!(x.kind, ExprKind::Literal(_))) =>
         {
-            let ExprKind::Literal(mut lit) = std::mem::replace(&mut items[k].kind, ExprKind::Underscore)
-            else {
-                return Some(None);
+            let scanned = match &mut items[k].kind {
+                ExprKind::Literal(lit) => literal::scan_into(src, at, lit),
+                _ => None,
             };
-            match literal::scan_into(src, at, &mut lit) {
-                Some(r) => {
-                    *kind = ExprKind::Literal(lit);
-                    Some(r)
-                }
-                None => {
-                    items[k].kind = ExprKind::Literal(lit);
-                    None
-                }
+            if scanned.is_some() {
+                *kind = std::mem::replace(&mut items[k].kind, ExprKind::Underscore);
             }
+            scanned
         }
         _ => match literal::scan_boxed(src, at) {
             Some((lit, end, nesting)) => {
