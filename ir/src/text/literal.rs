@@ -25,7 +25,7 @@ use crate::htuple::{HTuple, Leaves, Tokens};
 use crate::int::Int;
 use crate::layout::Layout;
 use crate::stride::Stride;
-use smallvec::SmallVec;
+use smallvec::{Array, SmallVec};
 
 /// Deepest tuple nesting read here; deeper text is left to the parser (and its limit). Kept
 /// small: the open tuples are a plain array the scanner sets up for every literal.
@@ -79,7 +79,7 @@ pub(crate) fn scan_into(src: &str, start: usize, out: &mut Literal) -> Option<(u
     let (shape, stride) = l.parts_mut();
     let (toks, leaves) = shape.raw_mut();
     let (i, sd) = tree(b, start, int, |_| 0, toks, leaves)?;
-    if b.get(i) != Some(&b':') {
+    if peek(b, i) != b':' {
         let t = std::mem::replace(shape, HTuple::unfilled());
         *out = Literal::Tuple(t);
         return Some((i, sd));
@@ -137,17 +137,25 @@ pub fn make_layout<I: Int>(shape: HTuple<I>, stride: HTuple<Stride<I>>) -> Resul
     Ok(Layout::concat(modes?))
 }
 
+/// The byte at `i`, or 0 past the end (a byte no literal holds: the lexer rejects it).
+#[inline(always)]
+fn peek(b: &[u8], i: usize) -> u8 {
+    b.get(i).copied().unwrap_or(0)
+}
+
+#[inline(always)]
 fn skip_ws(b: &[u8], mut i: usize) -> usize {
-    while b.get(i).is_some_and(u8::is_ascii_whitespace) {
+    while peek(b, i).is_ascii_whitespace() {
         i += 1;
     }
     i
 }
 
-/// A tree of leaves read by `leaf` into `toks` and `leaves`, without recursion: `(` opens a tuple, `,` separates modes,
-/// `)` closes. Empty and one-element tuples are left to the parser.
+/// A tree of leaves read by `leaf` into `toks` and `leaves` (emptied first), without
+/// recursion: `(` opens a tuple, `,` separates modes, `)` closes. Empty and one-element tuples
+/// are left to the parser.
 #[inline(always)]
-fn tree<T: Clone>(
+fn tree<T>(
     b: &[u8],
     start: usize,
     leaf: impl Fn(&[u8], usize) -> Option<(T, usize)>,
@@ -156,15 +164,15 @@ fn tree<T: Clone>(
     leaves: &mut Leaves<T>,
 ) -> Option<(usize, usize)> {
     let mut depth = 0usize;
-    toks.clear();
-    leaves.clear();
+    empty(toks);
+    empty(leaves);
     // For each open tuple: the index of its token and its modes so far (a plain array: the
     // scanner's steps read and write it on every element).
     let mut open = [(0u32, 0u32); MAX_DEPTH];
     let mut nopen = 0usize;
     let mut i = skip_ws(b, start);
     loop {
-        if b.get(i) == Some(&b'(') {
+        if peek(b, i) == b'(' {
             if nopen >= MAX_DEPTH {
                 return None;
             }
@@ -182,25 +190,25 @@ fn tree<T: Clone>(
         i = skip_ws(b, j);
         // One element is done: close tuples, or move to the next mode.
         loop {
-            let Some(top) = nopen.checked_sub(1).map(|k| &mut open[k]) else {
+            let Some(top) = nopen.checked_sub(1).and_then(|k| open.get_mut(k)) else {
                 return Some((i, depth));
             };
             top.1 += 1;
             if top.1 > MAX_MODES {
                 return None;
             }
-            match b.get(i) {
-                Some(b',') => {
+            match peek(b, i) {
+                b',' => {
                     i = skip_ws(b, i + 1);
                     break;
                 }
-                Some(b')') => {
+                b')' => {
                     let (t, n) = *top;
                     nopen -= 1;
                     if n < 2 {
                         return None;
                     }
-                    toks[t as usize] = n + 1;
+                    *toks.get_mut(t as usize)? = n + 1;
                     i = skip_ws(b, i + 1);
                 }
                 _ => return None,
@@ -209,22 +217,46 @@ fn tree<T: Clone>(
     }
 }
 
+/// Empties `v`: an inline vector by writing a new one (`clear` on a `SmallVec` counts its
+/// length down one element at a time, even for elements without a destructor).
+#[inline(always)]
+fn empty<A: Array>(v: &mut SmallVec<A>) {
+    if v.spilled() {
+        v.clear();
+    } else {
+        *v = SmallVec::new();
+    }
+}
+
+/// Digits that always fit in a `u64` (more are multiplied and added checked).
+const UNCHECKED_DIGITS: usize = 19;
+
 /// An integer: `-`? `_`? digits, within i64.
+#[inline(always)]
 fn int(b: &[u8], mut i: usize) -> Option<(i64, usize)> {
-    let neg = b.get(i) == Some(&b'-');
+    let mut c = peek(b, i);
+    let neg = c == b'-';
     if neg {
         i = skip_ws(b, i + 1);
+        c = peek(b, i);
     }
-    if b.get(i) == Some(&b'_') {
+    if c == b'_' {
         i += 1;
+        c = peek(b, i);
     }
     let start = i;
     let mut v: u64 = 0;
-    while let Some(c) = b.get(i).filter(|c| c.is_ascii_digit()) {
-        v = v.checked_mul(10)?.checked_add(u64::from(c - b'0'))?;
+    while c.is_ascii_digit() {
+        let d = u64::from(c - b'0');
+        v = if i - start < UNCHECKED_DIGITS {
+            v * 10 + d
+        } else {
+            v.checked_mul(10)?.checked_add(d)?
+        };
         i += 1;
+        c = peek(b, i);
     }
-    if i == start || b.get(i).is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_') {
+    if i == start || c.is_ascii_alphabetic() || c == b'_' {
         return None;
     }
     let v = if neg {
@@ -237,25 +269,42 @@ fn int(b: &[u8], mut i: usize) -> Option<(i64, usize)> {
 
 /// A stride leaf: an integer, a scaled basis vector `v@i@j` (innermost first, as written), or
 /// `F2(v)`. Sums of basis vectors are left to the parser.
+#[inline(always)]
 fn stride(b: &[u8], i: usize) -> Option<(Stride<i64>, usize)> {
-    if b[i..].starts_with(b"F2(") {
-        let (v, j) = int(b, skip_ws(b, i + 3))?;
-        let j = skip_ws(b, j);
-        if b.get(j) != Some(&b')') {
-            return None;
-        }
-        return Some((Stride::F2(u64::try_from(v).ok()?), j + 1));
+    if peek(b, i) == b'F' {
+        return f2(b, i);
     }
-    let (v, mut j) = int(b, i)?;
+    let (v, j) = int(b, i)?;
+    if peek(b, skip_ws(b, j)) != b'@' {
+        return Some((Stride::Int(v), j));
+    }
+    basis(b, v, j)
+}
+
+/// `F2(v)` at `i`.
+fn f2(b: &[u8], i: usize) -> Option<(Stride<i64>, usize)> {
+    if !b[i..].starts_with(b"F2(") {
+        return None;
+    }
+    let (v, j) = int(b, skip_ws(b, i + 3))?;
+    let j = skip_ws(b, j);
+    if peek(b, j) != b')' {
+        return None;
+    }
+    Some((Stride::F2(u64::try_from(v).ok()?), j + 1))
+}
+
+/// The scaled basis vector `v@i@j...` whose indices follow `j`.
+fn basis(b: &[u8], v: i64, mut j: usize) -> Option<(Stride<i64>, usize)> {
     let mut path: SmallVec<[u32; 2]> = SmallVec::new();
     loop {
         let k = skip_ws(b, j);
-        if b.get(k) != Some(&b'@') {
+        if peek(b, k) != b'@' {
             break;
         }
         let at = skip_ws(b, k + 1);
         // A mode index is digits: `1@-0` is the parser's error, as any sign there.
-        if !b.get(at).is_some_and(u8::is_ascii_digit) {
+        if !peek(b, at).is_ascii_digit() {
             return None;
         }
         let (p, e) = int(b, at)?;
@@ -265,9 +314,6 @@ fn stride(b: &[u8], i: usize) -> Option<(Stride<i64>, usize)> {
         }
         path.push(p as u32);
         j = e;
-    }
-    if path.is_empty() {
-        return Some((Stride::Int(v), j));
     }
     path.reverse();
     Some((Stride::basis(v, &path), j))
@@ -306,6 +352,15 @@ mod tests {
             Some("-9223372036854775808|")
         );
         assert_eq!(lit("(2,3) o y").as_deref(), Some("(2,3)|o y"));
+        // Past 19 digits the digits are added checked: leading zeros still read.
+        assert_eq!(
+            lit("(0000000000000000000000004,2):(00000000000000000009223372036854775807,1)").as_deref(),
+            Some("(4,2):(9223372036854775807,1)|")
+        );
+        assert_eq!(
+            lit("-0009223372036854775808").as_deref(),
+            Some("-9223372036854775808|")
+        );
     }
 
     #[test]
@@ -322,6 +377,9 @@ mod tests {
             "(2,3",
             "4:1@0+1@0",
             "9223372036854775808",
+            "18446744073709551616",
+            "99999999999999999999",
+            "-9223372036854775809",
             "(4,8):(1,4,2)",
             "0:1",
             "12abc",

@@ -21,6 +21,10 @@ use super::ast::{Expr, ExprKind};
 use super::limits::{MAX_DEPTH, MAX_SOURCE_LEN, MAX_TUPLE};
 use super::literal;
 
+/// Modes a tiler tuple's list is made with room for (CuTe's tilers have one per mode of a
+/// layout, rarely more than four).
+const TILER_MODES: usize = 4;
+
 /// The call `src` holds when it is a name applied to literals only, as the parser reads it.
 pub(super) fn read(src: &str) -> Option<Expr> {
     let mut e = Expr {
@@ -105,11 +109,14 @@ fn list(src: &str, mut i: usize, depth: usize, out: &mut Vec<Expr>) -> Option<us
             Some(end) => end,
             None if depth == 1 && b.get(at) == Some(&b'(') => {
                 if !matches!(slot.kind, ExprKind::Tuple(_)) {
-                    // A literal's box, if the slot held one, becomes the tuple's first.
-                    let first = match std::mem::replace(&mut slot.kind, ExprKind::Underscore) {
-                        lit @ ExprKind::Literal(_) => vec![Expr { kind: lit, col: at }],
-                        _ => Vec::new(),
-                    };
+                    // A literal's box, if the slot held one, becomes the tuple's first. Room
+                    // for a tiler of a few modes: the list grows no further for most.
+                    let mut first = Vec::with_capacity(TILER_MODES);
+                    if let lit @ ExprKind::Literal(_) =
+                        std::mem::replace(&mut slot.kind, ExprKind::Underscore)
+                    {
+                        first.push(Expr { kind: lit, col: at });
+                    }
                     slot.kind = ExprKind::Tuple(first);
                 }
                 let ExprKind::Tuple(items) = &mut slot.kind else {
