@@ -503,16 +503,30 @@ impl<I: Int> Layout<I> {
         f: impl FnOnce(&mut LayoutBuilder<'_, I>) -> std::result::Result<(), E>,
     ) -> std::result::Result<Self, E> {
         let mut l = Layout::unfilled();
-        let (toks, s) = l.shape.raw_mut();
-        let (dtoks, d) = l.stride.raw_mut();
+        l.rebuild(f)?;
+        Ok(l)
+    }
+
+    /// [`Layout::build`] into `self`, its storage reused: `self` is emptied first. On an error
+    /// `self` holds what `f` wrote, not a layout: the caller overwrites it.
+    pub(crate) fn rebuild<E>(
+        &mut self,
+        f: impl FnOnce(&mut LayoutBuilder<'_, I>) -> std::result::Result<(), E>,
+    ) -> std::result::Result<(), E> {
+        let (toks, s) = self.shape.raw_mut();
+        let (dtoks, d) = self.stride.raw_mut();
+        toks.clear();
+        s.clear();
+        dtoks.clear();
+        d.clear();
         f(&mut LayoutBuilder {
             toks: &mut *toks,
             s,
             d,
         })?;
         dtoks.extend_from_slice(toks);
-        debug_assert!(l.shape.congruent(&l.stride));
-        Ok(l)
+        debug_assert!(self.shape.congruent(&self.stride));
+        Ok(())
     }
 }
 

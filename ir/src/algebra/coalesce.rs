@@ -240,6 +240,42 @@ fn coalesce_leaves<I: Int>(out: &mut LayoutBuilder<'_, I>, s: &[I], d: &[Stride<
     coalesce_into(out, s, d, true)
 }
 
+/// [`coalesce`] of `a`, or with a profile [`coalesce_by`], written into `out`, whose storage
+/// is reused: a caller that keeps the result in a place of its own (a Python object) moves no
+/// layout.
+///
+/// # Pre-conditions
+///
+/// As [`coalesce`] and [`coalesce_by`].
+///
+/// # Post-conditions
+///
+/// * `Ok(())`: `*out == coalesce(a)?` (`coalesce_by(a, p)?` with a profile `p`);
+/// * an error: the error `coalesce` (`coalesce_by`) gives, and `out` is `1:0`.
+///
+/// # Example
+///
+/// ```
+/// use tessera_ir::{algebra::coalesce_to, parse_layout, HTuple, Layout};
+/// let mut out = Layout::leaf(1, 0);
+/// coalesce_to(&parse_layout("(2,(1,6)):(1,(6,2))").unwrap(), None, &mut out).unwrap();
+/// assert_eq!(out.to_string(), "12:1");
+/// let by = HTuple::from_modes([HTuple::leaf(true), HTuple::leaf(true)]);
+/// let a = parse_layout("(2,(2,3)):(1,(2,4))").unwrap();
+/// coalesce_to(&a, Some(&by), &mut out).unwrap();
+/// assert_eq!(out.to_string(), "(2,6):(1,2)");
+/// ```
+pub fn coalesce_to<I: Int>(a: &Layout<I>, profile: Option<&HTuple<bool>>, out: &mut Layout<I>) -> Result<()> {
+    let r = match profile {
+        None => out.rebuild(|b| coalesce_leaves(b, a.flat_shape(), a.flat_stride())),
+        Some(p) => by_profile_to(a, p, "coalesce", coalesce_leaves, out),
+    };
+    if r.is_err() {
+        *out = Layout::leaf(I::one(), Stride::zero());
+    }
+    r
+}
+
 /// Coalesces the whole layout, keeping a trailing size-1 mode (`coalesce_z`).
 ///
 /// The kept mode makes the result the same function as `A` on *every* integer, not only on
@@ -357,15 +393,28 @@ fn by_profile<I: Int>(
     op: &'static str,
     whole: Whole<I>,
 ) -> Result<Layout<I>> {
+    let mut r = Layout::unfilled();
+    by_profile_to(a, profile, op, whole, &mut r)?;
+    Ok(r)
+}
+
+/// [`by_profile`] written into `r`.
+fn by_profile_to<I: Int>(
+    a: &Layout<I>,
+    profile: &HTuple<bool>,
+    op: &'static str,
+    whole: Whole<I>,
+    r: &mut Layout<I>,
+) -> Result<()> {
     if let Some(&keep_or_go) = profile.as_leaf() {
-        return if keep_or_go {
-            Layout::build(|out| whole(out, a.flat_shape(), a.flat_stride()))
-        } else {
-            Ok(a.clone())
-        };
+        if !keep_or_go {
+            r.clone_from(a);
+            return Ok(());
+        }
+        return r.rebuild(|out| whole(out, a.flat_shape(), a.flat_stride()));
     }
     let p = (profile.profile().tokens(), profile.leaves());
-    Layout::build(|out| profile_into(out, Parts::of(a), p, op, whole))
+    r.rebuild(|out| profile_into(out, Parts::of(a), p, op, whole))
 }
 
 /// Appends mode `a` taken by the (sub-)profile `p` (its prefix tokens and leaves) to `out`.

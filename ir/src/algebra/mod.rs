@@ -22,7 +22,8 @@ mod tiler;
 mod tuple_div;
 
 pub use coalesce::{
-    coalesce, coalesce_by, coalesce_z, coalesce_z_by, filter, filter_by, filter_zeros, filter_zeros_by,
+    coalesce, coalesce_by, coalesce_to, coalesce_z, coalesce_z_by, filter, filter_by, filter_zeros,
+    filter_zeros_by,
 };
 pub use complement::complement;
 pub use composition::{composition, composition_tiler, composition_view};
