@@ -176,7 +176,12 @@ fn reply(
         }
         (Line::Text, Ok(t)) => t,
     };
-    let text = raw.trim();
+    // A line that starts and ends with a visible ASCII character is its own trim (`trim`
+    // decodes a character at each end to ask Unicode: 50 instructions a line).
+    let text = match (raw.as_bytes().first(), raw.as_bytes().last()) {
+        (Some(a), Some(z)) if a.is_ascii_graphic() && z.is_ascii_graphic() => raw,
+        _ => raw.trim(),
+    };
     if !text.is_empty() && !text.starts_with('#') {
         let at = out.len();
         if let Err(c) = answer_to(session, text, out) {

@@ -75,6 +75,20 @@ fn batch_answers_an_invalid_utf8_line_and_goes_on() {
 }
 
 #[test]
+fn batch_trims_each_line_as_str_trim_does() {
+    // A line whose ends are visible ASCII is taken as it is; any other end (ASCII or Unicode
+    // whitespace, a CRLF line end, a non-ASCII character) goes through `str::trim`.
+    let input = "size(4:1)\r\n\t size(8:1) \n\u{3000}size(2:1)\u{a0}\n\u{2003}# c\n\
+        size(4:1)\u{e9}\n \u{85}\n";
+    let (lines, code) = batch("trim.txt", input.as_bytes());
+    assert_eq!(code, 0, "{lines:?}");
+    assert_eq!(lines.len(), 6, "{lines:?}");
+    assert_eq!(lines[..4], ["4", "8", "2", ""]);
+    assert!(lines[4].starts_with("error: "), "{lines:?}");
+    assert_eq!(lines[5], "");
+}
+
+#[test]
 fn batch_skips_an_overlong_line_and_goes_on() {
     const MIB: usize = 1 << 20;
     let mut input = b"1+2\n".to_vec();
