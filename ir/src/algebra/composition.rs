@@ -178,19 +178,19 @@ pub(crate) fn compose_into<I: Int>(
     })?;
     // A as digits: its coalesced leaves (whole, or mode by mode for coordinate strides).
     let coord;
-    let (flat_s, flat_d);
+    // Folded into where the digits stay (built aside and moved here, they were copied: two
+    // `memcpy`s per composition).
+    let (mut flat_s, mut flat_d) = (Flat::new(), Flat::new());
     let digits: Digits<'_, I> = match cod {
         Codomain::Int => {
-            let (mut s, mut d) = (Flat::new(), Flat::new());
-            coalesce_z_onto(&mut s, &mut d, a.s, a.d)?;
-            if s.is_empty() {
+            coalesce_z_onto(&mut flat_s, &mut flat_d, a.s, a.d)?;
+            if flat_s.is_empty() {
                 // A without leaves (`():()`) is the constant 0: the single digit 1:0, as
                 // `coalesce_z` gives. No digit at all made `split` index out of bounds
                 // (`() o 4` panicked).
-                s.push(I::one());
-                d.push(Stride::zero());
+                flat_s.push(I::one());
+                flat_d.push(Stride::zero());
             }
-            (flat_s, flat_d) = (s, d);
             Digits {
                 s: &flat_s,
                 d: &flat_d,
