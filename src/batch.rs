@@ -107,6 +107,18 @@ struct BatchReader {
 }
 
 impl BatchReader {
+    /// Appends lines to `block` until it is full, the input ends (then `false`), or the next
+    /// read could block (a tool may be waiting for the answers before it sends more).
+    fn fill(&mut self, block: &mut Block) -> std::io::Result<bool> {
+        loop {
+            let more = self.next_line(block)?;
+            let wait = self.may_block && self.drained;
+            if !more || wait || block.lines.len() >= BLOCK_LINES || block.bytes.len() >= BLOCK_BYTES {
+                return Ok(more);
+            }
+        }
+    }
+
     /// Appends the next line to `block`; `false` at the end of the input.
     fn next_line(&mut self, block: &mut Block) -> std::io::Result<bool> {
         let start = block.bytes.len();
@@ -490,7 +502,7 @@ pub fn run(session: &Session, path: &str, jobs: usize) -> i32 {
         let mut spare: Vec<Arc<Block>> = Vec::new();
         let mut pending: Option<Answering> = None;
         loop {
-            let more = match reader.next_line(Arc::make_mut(&mut block)) {
+            let more = match reader.fill(Arc::make_mut(&mut block)) {
                 Ok(more) => more,
                 Err(e) => {
                     // The blocks read before the error are answered.
@@ -501,12 +513,7 @@ pub fn run(session: &Session, path: &str, jobs: usize) -> i32 {
                     return Err(Err(e));
                 }
             };
-            // Answer what was read once the block is full, the input ends, or the next read
-            // could block (a tool may be waiting for these answers before it sends more).
             let wait = reader.may_block && reader.drained;
-            if more && !wait && block.lines.len() < BLOCK_LINES && block.bytes.len() < BLOCK_BYTES {
-                continue;
-            }
             let mut next = spare.pop().unwrap_or_default();
             Arc::make_mut(&mut next).clear();
             let full = std::mem::replace(&mut block, next);
