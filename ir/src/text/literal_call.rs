@@ -184,11 +184,18 @@ fn name(b: &[u8], i: usize) -> Option<usize> {
         return None;
     }
     let (mut j, mut digits) = (i + 1, 0usize);
-    while let Some(c) = b.get(j).filter(|c| c.is_ascii_alphanumeric() || **c == b'_') {
-        digits = if c.is_ascii_digit() { digits + 1 } else { 0 };
-        // The lexer's check reads a long run of digits as a number, also inside a name.
-        if digits > 18 {
-            return None;
+    // Letters first: a name's characters are mostly lower-case letters and `_`.
+    while let Some(&c) = b.get(j) {
+        if c.is_ascii_lowercase() || c == b'_' || c.is_ascii_uppercase() {
+            digits = 0;
+        } else if c.is_ascii_digit() {
+            digits += 1;
+            // The lexer's check reads a long run of digits as a number, also inside a name.
+            if digits > 18 {
+                return None;
+            }
+        } else {
+            break;
         }
         j += 1;
     }
