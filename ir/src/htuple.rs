@@ -583,13 +583,18 @@ pub(crate) fn write_tree<W: fmt::Write + ?Sized, T>(
     leaves: &[T],
     mut leaf: impl FnMut(&mut W, &T) -> fmt::Result,
 ) -> fmt::Result {
-    // For each open tuple, the modes still to be written.
-    let mut left: SmallVec<[u32; 16]> = SmallVec::new();
+    // The modes still to be written of the innermost open tuple (`top`, kept out of the vector:
+    // it changes with every element) and of the tuples around it (`outer`); `open` tuples.
+    let mut outer: SmallVec<[u32; 16]> = SmallVec::new();
+    let (mut top, mut open) = (0u32, 0usize);
     let mut leaves = leaves.iter();
     for &t in toks {
         if t > 1 {
             w.write_char('(')?;
-            left.push(t - 1);
+            if open > 0 {
+                outer.push(top);
+            }
+            (top, open) = (t - 1, open + 1);
             continue;
         }
         if t == LEAF {
@@ -600,14 +605,17 @@ pub(crate) fn write_tree<W: fmt::Write + ?Sized, T>(
             w.write_str("()")?;
         }
         // An element is done: close the tuples it completes, or separate it from the next.
-        while let Some(n) = left.last_mut() {
-            *n -= 1;
-            if *n > 0 {
+        while open > 0 {
+            top -= 1;
+            if top > 0 {
                 w.write_char(',')?;
                 break;
             }
-            left.pop();
             w.write_char(')')?;
+            open -= 1;
+            if open > 0 {
+                top = outer.pop().unwrap_or(0);
+            }
         }
     }
     Ok(())
