@@ -112,11 +112,19 @@ impl BatchReader {
     fn fill(&mut self, block: &mut Block) -> std::io::Result<bool> {
         loop {
             let more = self.next_line(block)?;
-            let wait = self.may_block && self.drained;
-            if !more || wait || block.lines.len() >= BLOCK_LINES || block.bytes.len() >= BLOCK_BYTES {
+            if !more
+                || self.would_wait()
+                || block.lines.len() >= BLOCK_LINES
+                || block.bytes.len() >= BLOCK_BYTES
+            {
                 return Ok(more);
             }
         }
+    }
+
+    /// The next read could wait for a writer: its buffer is empty and the input may block.
+    fn would_wait(&self) -> bool {
+        self.may_block && self.drained
     }
 
     /// Appends the next line to `block`; `false` at the end of the input.
@@ -513,7 +521,7 @@ pub fn run(session: &Session, path: &str, jobs: usize) -> i32 {
                     return Err(Err(e));
                 }
             };
-            let wait = reader.may_block && reader.drained;
+            let wait = reader.would_wait();
             let mut next = spare.pop().unwrap_or_default();
             Arc::make_mut(&mut next).clear();
             let full = std::mem::replace(&mut block, next);

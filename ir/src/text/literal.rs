@@ -143,8 +143,9 @@ fn peek(b: &[u8], i: usize) -> u8 {
     b.get(i).copied().unwrap_or(0)
 }
 
+/// The first byte at or after `i` that is not ASCII whitespace (or the end).
 #[inline(always)]
-fn skip_ws(b: &[u8], mut i: usize) -> usize {
+pub(super) fn skip_ws(b: &[u8], mut i: usize) -> usize {
     while peek(b, i).is_ascii_whitespace() {
         i += 1;
     }

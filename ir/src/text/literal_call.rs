@@ -19,7 +19,7 @@
 
 use super::ast::{Expr, ExprKind};
 use super::limits::{MAX_DEPTH, MAX_SOURCE_LEN, MAX_TUPLE};
-use super::literal;
+use super::literal::{self, skip_ws};
 
 /// Modes a tiler tuple's list is made with room for (CuTe's tilers have one per mode of a
 /// layout, rarely more than four).
@@ -204,11 +204,4 @@ fn name(b: &[u8], i: usize) -> Option<usize> {
         [b'_', d, ..] if d.is_ascii_digit() => None,
         _ => Some(j),
     }
-}
-
-fn skip_ws(b: &[u8], mut i: usize) -> usize {
-    while b.get(i).is_some_and(u8::is_ascii_whitespace) {
-        i += 1;
-    }
-    i
 }
