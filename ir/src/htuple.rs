@@ -16,9 +16,25 @@
 //! ```
 
 use crate::error::{Error, Result};
-use smallvec::SmallVec;
+use smallvec::{Array, SmallVec};
 use std::fmt;
 use std::ops::Range;
+
+/// Empties `v`: an inline vector by writing a new one (`clear` on a `SmallVec` counts its
+/// length down one element at a time, even for elements without a destructor); a spilled one
+/// keeps its heap buffer.
+///
+/// @post `v.is_empty()`; a spilled `v` keeps its capacity.
+///
+/// Example: `empty(&mut toks)` before a scanner refills the tokens of a tuple in place.
+#[inline(always)]
+pub(crate) fn empty<A: Array>(v: &mut SmallVec<A>) {
+    if v.spilled() {
+        v.clear();
+    } else {
+        *v = SmallVec::new();
+    }
+}
 
 /// The token of a leaf in a [`Profile`]; a tuple of `n` modes is the token `n + 1`.
 const LEAF: u32 = 0;
@@ -321,7 +337,8 @@ impl<T: Clone> HTuple<T> {
         }
     }
 
-    /// The tokens and the leaves, to be filled in place; the caller keeps them consistent.
+    /// The tokens and the leaves, to be filled in place; the caller keeps them consistent
+    /// (and empties them with [`empty`]).
     pub(crate) fn raw_mut(&mut self) -> (&mut Tokens, &mut Leaves<T>) {
         (&mut self.prof.0, &mut self.leaves)
     }

@@ -515,10 +515,10 @@ impl<I: Int> Layout<I> {
     ) -> std::result::Result<(), E> {
         let (toks, s) = self.shape.raw_mut();
         let (dtoks, d) = self.stride.raw_mut();
-        toks.clear();
-        s.clear();
-        dtoks.clear();
-        d.clear();
+        crate::htuple::empty(toks);
+        crate::htuple::empty(s);
+        crate::htuple::empty(dtoks);
+        crate::htuple::empty(d);
         f(&mut LayoutBuilder {
             toks: &mut *toks,
             s,

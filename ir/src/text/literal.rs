@@ -21,11 +21,11 @@
 //! ```
 
 use crate::error::{Error, Result};
-use crate::htuple::{HTuple, Leaves, Tokens};
+use crate::htuple::{HTuple, Leaves, Tokens, empty};
 use crate::int::Int;
 use crate::layout::Layout;
 use crate::stride::Stride;
-use smallvec::{Array, SmallVec};
+use smallvec::SmallVec;
 
 /// Deepest tuple nesting read here; deeper text is left to the parser (and its limit). Kept
 /// small: the open tuples are a plain array the scanner sets up for every literal.
@@ -215,17 +215,6 @@ fn tree<T>(
                 _ => return None,
             }
         }
-    }
-}
-
-/// Empties `v`: an inline vector by writing a new one (`clear` on a `SmallVec` counts its
-/// length down one element at a time, even for elements without a destructor).
-#[inline(always)]
-fn empty<A: Array>(v: &mut SmallVec<A>) {
-    if v.spilled() {
-        v.clear();
-    } else {
-        *v = SmallVec::new();
     }
 }
 
