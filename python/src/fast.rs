@@ -81,13 +81,21 @@ fn int_tuple_of(obj: &Bound<'_, PyAny>) -> Option<HTuple<i64>> {
 /// (`Value::check_depth`'s, checked on the layout in place: no move through a `Value`).
 #[inline(always)]
 fn wrap(py: Python<'_>, r: ir::Result<ir::Layout<i64>>) -> Option<PyResult<Py<PyAny>>> {
-    // Checked in the `Result` and moved once, straight into the new object's initializer.
+    // Checked in the `Result` and moved once, straight into the new object's value.
     match r {
-        Ok(l) if !lang::fast::too_deep(&l) => {
-            Some(Py::new(py, Layout { inner: l, sym: None }).map(Py::into_any))
-        }
-        _ => None,
+        Ok(l) => new_object(py, Layout { inner: l, sym: None }),
+        Err(_) => None,
     }
+}
+
+/// `value` as a new `Layout` object when it is under the depth limit every result meets
+/// (`Value::check_depth`'s); `None` (the general path, which says why) otherwise.
+#[inline(always)]
+fn new_object(py: Python<'_>, value: Layout) -> Option<PyResult<Py<PyAny>>> {
+    if lang::fast::too_deep(&value.inner) {
+        return None;
+    }
+    Some(Py::new(py, value).map(Py::into_any))
 }
 
 /// The tiler of a Python object read in place ([`TilerView`]: its layouts borrowed from their
@@ -215,8 +223,5 @@ pub(crate) fn coalesce_call(
         sym: None,
     };
     alg::coalesce_to(la, profile.as_ref(), &mut r.inner).ok()?;
-    if lang::fast::too_deep(&r.inner) {
-        return None;
-    }
-    Some(Py::new(py, r).map(Py::into_any))
+    new_object(py, r)
 }
