@@ -9,7 +9,7 @@
 //! bytes, or where the next read could block (on standard input, a pipe or a device; a regular
 //! file's next read never waits for a writer). A large block is cut into contiguous chunks, a few
 //! per thread, put on one queue; `jobs - 1` helper threads (started once, at the first block
-//! worth them) take chunks from it, and so does the reading thread once it has read and queued
+//! worth them, and not waited for at the end) take chunks from it, and so does the reading thread once it has read and queued
 //! the next block: reading overlaps answering, and a thread that finishes early takes another
 //! chunk. The chunks' answers are written in input order, so the output does not depend on the
 //! number of threads. At most three blocks are held at once (the one read, the one answered, the
@@ -18,12 +18,19 @@
 
 use crate::exit;
 use crate::lang::Session;
-use std::collections::VecDeque;
 use std::fmt::Write as _;
 use std::io::{BufRead, ErrorKind, Write};
 use std::ops::Range;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::{Arc, Condvar, Mutex, mpsc};
+use std::sync::{Arc, mpsc};
+
+mod lines;
+mod place;
+mod pool;
+
+pub use lines::{BLOCK_BYTES, BLOCK_LINES, MAX_LINE};
+use lines::{BatchReader, Block, Line};
+use pool::Pool;
 
 /// Evaluates one line, turning a panic (a bug) into an internal error.
 pub fn answer(session: &Session, line: &str) -> Result<String, (i32, String)> {
@@ -52,17 +59,6 @@ fn answer_to(session: &Session, line: &str, out: &mut String) -> Result<(), i32>
     }
 }
 
-/// Longest line `--batch` reads (the longest expression the parser accepts). A longer line is
-/// answered with an error and skipped up to its newline without being stored.
-pub const MAX_LINE: usize = tessera_ir::text::MAX_SOURCE_LEN;
-
-/// Most lines answered as one block.
-pub const BLOCK_LINES: usize = 4096;
-
-/// Bytes after which a block ends even if it has fewer than [`BLOCK_LINES`] lines (a block holds
-/// at most this plus one line of [`MAX_LINE`] bytes).
-pub const BLOCK_BYTES: usize = 4 << 20;
-
 /// Fewest lines worth a thread of their own.
 const LINES_PER_THREAD: usize = 256;
 
@@ -70,108 +66,12 @@ const LINES_PER_THREAD: usize = 256;
 /// reader, after reading the next block) takes another.
 const CHUNKS_PER_THREAD: usize = 4;
 
+/// Bytes of a regular file from which its helper threads start before its first block is read
+/// (about 1,300 lines of CuTe-sized layouts: more than one block's share of a thread).
+const EARLY_START_BYTES: u64 = 1 << 16;
+
 /// Stack of an answering thread: evaluation recurses along the nesting the parser allows.
 const STACK: usize = 256 << 20;
-
-/// One line of a `--batch` input.
-#[derive(Clone, Copy)]
-enum Line {
-    /// The line's bytes, without its newline.
-    Text,
-    /// A line longer than [`MAX_LINE`]; its bytes were skipped.
-    Overlong,
-}
-
-/// Lines read and not yet answered: their bytes, one after the other.
-#[derive(Default, Clone)]
-struct Block {
-    bytes: Vec<u8>,
-    lines: Vec<(Line, Range<usize>)>,
-}
-
-impl Block {
-    fn clear(&mut self) {
-        self.bytes.clear();
-        self.lines.clear();
-    }
-}
-
-/// Reads `--batch` input line by line as bytes, in bounded memory.
-struct BatchReader {
-    inner: Box<dyn BufRead>,
-    /// The reader's buffer is empty: the next read may block.
-    drained: bool,
-    /// A read may wait for a writer (standard input, a pipe, a terminal); never for a regular
-    /// file, whose lines are then answered in whole blocks.
-    may_block: bool,
-}
-
-impl BatchReader {
-    /// Appends lines to `block` until it is full, the input ends (then `false`), or the next
-    /// read could block (a tool may be waiting for the answers before it sends more).
-    fn fill(&mut self, block: &mut Block) -> std::io::Result<bool> {
-        loop {
-            let more = self.next_line(block)?;
-            if !more
-                || self.would_wait()
-                || block.lines.len() >= BLOCK_LINES
-                || block.bytes.len() >= BLOCK_BYTES
-            {
-                return Ok(more);
-            }
-        }
-    }
-
-    /// The next read could wait for a writer: its buffer is empty and the input may block.
-    fn would_wait(&self) -> bool {
-        self.may_block && self.drained
-    }
-
-    /// Appends the next line to `block`; `false` at the end of the input.
-    fn next_line(&mut self, block: &mut Block) -> std::io::Result<bool> {
-        let start = block.bytes.len();
-        let mut overlong = false;
-        let mut any = false;
-        loop {
-            let chunk = match self.inner.fill_buf() {
-                Ok(c) => c,
-                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            };
-            if chunk.is_empty() {
-                self.drained = true;
-                if any {
-                    block.push(start, overlong);
-                }
-                return Ok(any);
-            }
-            any = true;
-            let newline = memchr::memchr(b'\n', chunk);
-            let part = &chunk[..newline.unwrap_or(chunk.len())];
-            if !overlong && block.bytes.len() - start + part.len() > MAX_LINE {
-                overlong = true;
-                block.bytes.truncate(start);
-            }
-            if !overlong {
-                block.bytes.extend_from_slice(part);
-            }
-            let used = newline.map_or(chunk.len(), |k| k + 1);
-            self.drained = used == chunk.len();
-            self.inner.consume(used);
-            if newline.is_some() {
-                block.push(start, overlong);
-                return Ok(true);
-            }
-        }
-    }
-}
-
-impl Block {
-    fn push(&mut self, start: usize, overlong: bool) {
-        let kind = if overlong { Line::Overlong } else { Line::Text };
-        self.lines.push((kind, start..self.bytes.len()));
-    }
-}
 
 /// Appends the answer to one `--batch` line and its newline to `out`; an internal error sets
 /// `code`.
@@ -272,93 +172,6 @@ impl Job {
     }
 }
 
-/// The queue of chunks: the helpers take from it, and so does the reader while it waits for a
-/// block's answers. Closed when the run ends.
-#[derive(Default)]
-struct Queue {
-    /// The chunks not yet taken, and whether the run has ended.
-    jobs: Mutex<(VecDeque<Job>, bool)>,
-    /// Signalled when chunks arrive or the run ends.
-    ready: Condvar,
-}
-
-impl Queue {
-    /// The next chunk, waiting for one; `None` once the run has ended.
-    fn wait(&self) -> Option<Job> {
-        let mut q = self.jobs.lock().ok()?;
-        loop {
-            if let Some(job) = q.0.pop_front() {
-                return Some(job);
-            }
-            if q.1 {
-                return None;
-            }
-            q = self.ready.wait(q).ok()?;
-        }
-    }
-
-    /// The next chunk, if one is waiting.
-    fn take(&self) -> Option<Job> {
-        self.jobs.lock().ok()?.0.pop_front()
-    }
-
-    /// Queues the chunks and wakes the helpers. Nothing is queued if the queue is unusable (a
-    /// thread panicked while holding it, which none does): the gatherer answers them then.
-    fn put(&self, jobs: impl Iterator<Item = Job>) {
-        if let Ok(mut q) = self.jobs.lock() {
-            q.0.extend(jobs);
-        }
-        self.ready.notify_all();
-    }
-
-    /// Ends the run: every waiting helper returns.
-    fn close(&self) {
-        if let Ok(mut q) = self.jobs.lock() {
-            // Chunks of a block nobody will gather (the output failed) are not answered.
-            q.0.clear();
-            q.1 = true;
-        }
-        self.ready.notify_all();
-    }
-}
-
-/// The helper threads of a run, started once (at the first block worth them) and fed chunks
-/// through one queue, from which the thread that reads the input takes chunks too.
-struct Pool<'s, 'e> {
-    queue: Arc<Queue>,
-    helpers: usize,
-    /// The threads to start, and the scope they live in.
-    want: usize,
-    scope: &'s std::thread::Scope<'s, 'e>,
-}
-
-impl<'s, 'e> Pool<'s, 'e> {
-    /// Starts the helpers (once); `false` if none could start.
-    fn start(&mut self, session: &'e Session) -> bool {
-        for _ in 0..std::mem::take(&mut self.want) {
-            let queue = Arc::clone(&self.queue);
-            let started = std::thread::Builder::new()
-                .stack_size(STACK)
-                .spawn_scoped(self.scope, move || {
-                    while let Some(job) = queue.wait() {
-                        job.run(session);
-                    }
-                });
-            if started.is_ok() {
-                self.helpers += 1;
-            }
-        }
-        self.helpers > 0
-    }
-}
-
-impl Drop for Pool<'_, '_> {
-    /// The helpers return once the run ends (their scope then joins them).
-    fn drop(&mut self) {
-        self.queue.close();
-    }
-}
-
 /// A block whose chunks were handed to the queue and whose answers are being gathered.
 struct InFlight {
     block: Arc<Block>,
@@ -378,16 +191,10 @@ enum Answering {
 /// Starts answering `block`: on the reader's thread when it is too short to share (or no
 /// helper could start), otherwise as chunks handed to the pool's queue, several per thread
 /// so that a thread that finishes early takes another.
-fn dispatch<'e>(
-    session: &'e Session,
-    pool: &mut Pool<'_, 'e>,
-    block: Arc<Block>,
-    jobs: usize,
-    code: &mut i32,
-) -> Answering {
+fn dispatch(session: &Session, pool: &mut Pool, block: Arc<Block>, jobs: usize, code: &mut i32) -> Answering {
     let n = block.lines.len();
     let threads = jobs.min(n / LINES_PER_THREAD).max(1);
-    if threads == 1 || !pool.start(session) {
+    if threads == 1 || !pool.start() {
         let text = reply_all(session, &block, &block.lines, code);
         return Answering::Done(text, block);
     }
@@ -414,12 +221,7 @@ fn dispatch<'e>(
 /// The answers of a block, in input order, whichever thread answered them: the reader takes
 /// chunks from the queue while there are any, then waits for the helpers' last ones. Returns
 /// the block's buffer for reuse.
-fn gather(
-    session: &Session,
-    pool: &Pool<'_, '_>,
-    answering: Answering,
-    code: &mut i32,
-) -> (Vec<String>, Arc<Block>) {
+fn gather(session: &Session, pool: &Pool, answering: Answering, code: &mut i32) -> (Vec<String>, Arc<Block>) {
     let f = match answering {
         Answering::Done(text, block) => return (vec![text], block),
         Answering::Pending(f) => f,
@@ -442,7 +244,7 @@ fn gather(
         } else {
             // Nothing left to take: the helpers are answering this block's last chunks. Every
             // job either answers or is dropped (its sender with it): this ends.
-            match f.answers.recv() {
+            match pool::receive(&f.answers) {
                 Ok(answer) => {
                     keep(answer, code);
                     got += 1;
@@ -473,14 +275,18 @@ fn emit(out: &mut impl Write, texts: Vec<String>) -> std::io::Result<()> {
 /// `tessera eval --batch PATH` on `jobs` threads: one answer line per input line. The end of
 /// the input, or a reader of the output that went away (a closed pipe), ends the run normally.
 pub fn run(session: &Session, path: &str, jobs: usize) -> i32 {
-    let (inner, may_block): (Box<dyn BufRead>, bool) = if path == "-" {
-        (Box::new(std::io::stdin().lock()), true)
+    // A regular file large enough to share starts the helpers before its first block is read:
+    // a new thread can take milliseconds to get a CPU, and this hides some of them.
+    let (inner, may_block, early): (Box<dyn BufRead>, bool, bool) = if path == "-" {
+        (Box::new(std::io::stdin().lock()), true, false)
     } else {
         match std::fs::File::open(path) {
             Ok(f) => {
                 // A FIFO or a device named as the path can wait for its writer, as stdin can.
-                let regular = f.metadata().is_ok_and(|m| m.file_type().is_file());
-                (Box::new(std::io::BufReader::with_capacity(1 << 16, f)), !regular)
+                let meta = f.metadata().ok().filter(|m| m.file_type().is_file());
+                let early = meta.as_ref().is_some_and(|m| m.len() >= EARLY_START_BYTES);
+                let reader = std::io::BufReader::with_capacity(lines::READ_BYTES, f);
+                (Box::new(reader), meta.is_none(), early)
             }
             Err(e) => {
                 eprintln!("error: cannot read {path}: {e}");
@@ -488,21 +294,15 @@ pub fn run(session: &Session, path: &str, jobs: usize) -> i32 {
             }
         }
     };
-    let mut reader = BatchReader {
-        inner,
-        drained: true,
-        may_block,
-    };
+    let mut reader = BatchReader::new(inner, may_block);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut code = exit::OK;
-    let written = std::thread::scope(|scope| {
-        let mut pool = Pool {
-            queue: Arc::default(),
-            helpers: 0,
-            want: jobs.saturating_sub(1),
-            scope,
-        };
+    let written = (|| {
+        let mut pool = Pool::new(session, jobs.saturating_sub(1));
+        if early {
+            pool.start();
+        }
         // The block being read: the reader's alone. A block handed to the pool is answered
         // while the next one is read and handed on (from a regular file: a read that may wait
         // for a writer answers what it has first), and its buffer is then read into again.
@@ -544,7 +344,7 @@ pub fn run(session: &Session, path: &str, jobs: usize) -> i32 {
                 return Ok(());
             }
         }
-    });
+    })();
     let written = match written {
         Err(Err(e)) => {
             eprintln!("error: reading {path}: {e}");

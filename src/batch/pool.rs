@@ -1,0 +1,192 @@
+//! The helper threads of `eval --batch -j N` and the queue of chunks they answer.
+//!
+//! A helper that finds the queue empty spins for a short while ([`SPIN`]) before it sleeps: the
+//! reading thread refills the queue within a fraction of a millisecond (it writes one block's
+//! answers and reads the next), while waking a sleeping thread can take milliseconds on a
+//! machine whose idle CPUs halt (a virtual machine's, measured up to 4 ms). The helpers are not
+//! joined at the end of a run, for the same reason: they return on their own once they see the
+//! queue closed. The reader, waiting for a helper's last chunk of a block, spins as long.
+
+use super::place::Cpus;
+use super::{Job, STACK};
+use crate::lang::Session;
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, mpsc};
+use std::time::{Duration, Instant};
+
+/// How long a helper that finds the queue empty looks again before it sleeps. It decides only
+/// which thread answers a chunk, never an answer.
+const SPIN: Duration = Duration::from_millis(1);
+
+/// The queue of chunks: the helpers take from it, and so does the reader while it waits for a
+/// block's answers. Closed when the run ends.
+#[derive(Default)]
+pub(super) struct Queue {
+    /// The chunks not yet taken, and whether the run has ended.
+    jobs: Mutex<(VecDeque<Job>, bool)>,
+    /// Signalled when chunks arrive or the run ends.
+    ready: Condvar,
+    /// Chunks are queued or the run has ended: what a spinning helper looks at (written under
+    /// the lock, read without it).
+    news: AtomicBool,
+}
+
+impl Queue {
+    /// The next chunk, waiting for one; `None` once the run has ended.
+    ///
+    /// @post spins at most [`SPIN`] before it sleeps on the condition variable.
+    fn wait(&self) -> Option<Job> {
+        let until = Instant::now() + SPIN;
+        loop {
+            while !self.news.load(Ordering::Acquire) && Instant::now() < until {
+                for _ in 0..32 {
+                    std::hint::spin_loop();
+                }
+            }
+            let mut q = self.jobs.lock().ok()?;
+            if let Some(job) = self.pop(&mut q) {
+                return Some(job);
+            }
+            if q.1 {
+                return None;
+            }
+            if Instant::now() >= until {
+                // Nothing came while it spun: sleep until chunks arrive or the run ends.
+                loop {
+                    q = self.ready.wait(q).ok()?;
+                    if let Some(job) = self.pop(&mut q) {
+                        return Some(job);
+                    }
+                    if q.1 {
+                        return None;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The front chunk of the locked queue `q`, keeping [`Queue::news`] up to date.
+    fn pop(&self, q: &mut (VecDeque<Job>, bool)) -> Option<Job> {
+        let job = q.0.pop_front();
+        self.news.store(!q.0.is_empty() || q.1, Ordering::Release);
+        job
+    }
+
+    /// The next chunk, if one is waiting.
+    pub(super) fn take(&self) -> Option<Job> {
+        let mut q = self.jobs.lock().ok()?;
+        self.pop(&mut q)
+    }
+
+    /// Queues the chunks and wakes the helpers. Nothing is queued if the queue is unusable (a
+    /// thread panicked while holding it, which none does): the gatherer answers them then.
+    pub(super) fn put(&self, jobs: impl Iterator<Item = Job>) {
+        if let Ok(mut q) = self.jobs.lock() {
+            q.0.extend(jobs);
+            self.news.store(!q.0.is_empty() || q.1, Ordering::Release);
+        }
+        self.ready.notify_all();
+    }
+
+    /// Ends the run: every waiting helper returns.
+    fn close(&self) {
+        if let Ok(mut q) = self.jobs.lock() {
+            // Chunks of a block nobody will gather (the output failed) are not answered.
+            q.0.clear();
+            q.1 = true;
+            self.news.store(true, Ordering::Release);
+        }
+        self.ready.notify_all();
+    }
+}
+
+/// The next message on `rx`, looked for during [`SPIN`] before the thread sleeps until one
+/// comes (the reader waiting for a helper's last chunk of a block); `Err` once every sender
+/// is gone.
+///
+/// Example: `receive(&answers)` where `answers.recv()` would do, without a sleep for a chunk
+/// that is about to end.
+pub(super) fn receive<T>(rx: &mpsc::Receiver<T>) -> Result<T, mpsc::RecvError> {
+    let until = Instant::now() + SPIN;
+    loop {
+        match rx.try_recv() {
+            Ok(m) => return Ok(m),
+            Err(mpsc::TryRecvError::Disconnected) => return Err(mpsc::RecvError),
+            Err(mpsc::TryRecvError::Empty) if Instant::now() < until => {
+                for _ in 0..32 {
+                    std::hint::spin_loop();
+                }
+            }
+            Err(mpsc::TryRecvError::Empty) => return rx.recv(),
+        }
+    }
+}
+
+/// The helper threads of a run, started once (at the first block worth them) and fed chunks
+/// through one queue, from which the thread that reads the input takes chunks too. Each helper
+/// holds the run's session, shared.
+pub(super) struct Pool {
+    pub(super) queue: Arc<Queue>,
+    /// The helpers started.
+    pub(super) helpers: usize,
+    /// The helpers still to start.
+    want: usize,
+    session: Arc<Session>,
+}
+
+impl Pool {
+    /// A pool of `helpers` threads for `session`, none started yet.
+    ///
+    /// Example: `Pool::new(&session, jobs - 1)` for `-j jobs`.
+    pub(super) fn new(session: &Session, helpers: usize) -> Pool {
+        Pool {
+            queue: Arc::default(),
+            helpers: 0,
+            want: helpers,
+            session: Arc::new(session.clone()),
+        }
+    }
+
+    /// Starts the helpers (once); `false` if none could start.
+    ///
+    /// @post `self.helpers` threads wait on `self.queue` until the pool is dropped.
+    pub(super) fn start(&mut self) -> bool {
+        let want = std::mem::take(&mut self.want);
+        // Each helper starts on a CPU other than this thread's, and may run anywhere once it
+        // has its first chunk (`place`).
+        let cpus = if want > 0 {
+            Cpus::here().map(Arc::new)
+        } else {
+            None
+        };
+        for k in 0..want {
+            let queue = Arc::clone(&self.queue);
+            let session = Arc::clone(&self.session);
+            let mut placed = cpus.clone();
+            let started = std::thread::Builder::new().stack_size(STACK).spawn(move || {
+                while let Some(job) = queue.wait() {
+                    if let Some(c) = placed.take() {
+                        c.release();
+                    }
+                    job.run(&session);
+                }
+            });
+            if let Ok(t) = started {
+                // Before any chunk is queued, so before the helper releases itself.
+                if let Some(c) = &cpus {
+                    c.start_elsewhere(&t, k);
+                }
+                self.helpers += 1;
+            }
+        }
+        self.helpers > 0
+    }
+}
+
+impl Drop for Pool {
+    /// Ends the run: the helpers return once they see it, and are not waited for.
+    fn drop(&mut self) {
+        self.queue.close();
+    }
+}
