@@ -244,7 +244,7 @@ fn gather(session: &Session, pool: &Pool, answering: Answering, code: &mut i32) 
         } else {
             // Nothing left to take: the helpers are answering this block's last chunks. Every
             // job either answers or is dropped (its sender with it): this ends.
-            match pool::receive(&f.answers) {
+            match pool.receive(&f.answers) {
                 Ok(answer) => {
                     keep(answer, code);
                     got += 1;

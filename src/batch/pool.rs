@@ -1,11 +1,12 @@
 //! The helper threads of `eval --batch -j N` and the queue of chunks they answer.
 //!
-//! A helper that finds the queue empty spins for a short while ([`SPIN`]) before it sleeps: the
-//! reading thread refills the queue within a fraction of a millisecond (it writes one block's
-//! answers and reads the next), while waking a sleeping thread can take milliseconds on a
-//! machine whose idle CPUs halt (a virtual machine's, measured up to 4 ms). The helpers are not
-//! joined at the end of a run, for the same reason: they return on their own once they see the
-//! queue closed. The reader, waiting for a helper's last chunk of a block, spins as long.
+//! A helper that finds the queue empty spins for a short while ([`SPIN`], when the run has no
+//! more threads than CPUs) before it sleeps: the reading thread refills the queue within a
+//! fraction of a millisecond (it writes one block's answers and reads the next), while waking a
+//! sleeping thread can take milliseconds on a machine whose idle CPUs halt (a virtual
+//! machine's, measured up to 4 ms). The helpers are not joined at the end of a run, for the
+//! same reason: they return on their own once they see the queue closed. The reader, waiting
+//! for a helper's last chunk of a block, spins as long.
 
 use super::place::Cpus;
 use super::{Job, STACK};
@@ -15,8 +16,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
-/// How long a helper that finds the queue empty looks again before it sleeps. It decides only
-/// which thread answers a chunk, never an answer.
+/// How long a helper that finds the queue empty looks again before it sleeps, when every thread
+/// of the run has a CPU of its own (with more threads than CPUs, spinning helpers would take
+/// the CPU the reader needs to refill the queue: they sleep at once). It decides only which
+/// thread answers a chunk, never an answer.
 const SPIN: Duration = Duration::from_millis(1);
 
 /// The queue of chunks: the helpers take from it, and so does the reader while it waits for a
@@ -30,14 +33,16 @@ pub(super) struct Queue {
     /// Chunks are queued or the run has ended: what a spinning helper looks at (written under
     /// the lock, read without it).
     news: AtomicBool,
+    /// How long a thread that finds nothing looks again before it sleeps: [`SPIN`] or zero.
+    spin: Duration,
 }
 
 impl Queue {
     /// The next chunk, waiting for one; `None` once the run has ended.
     ///
-    /// @post spins at most [`SPIN`] before it sleeps on the condition variable.
+    /// @post spins at most `self.spin` before it sleeps on the condition variable.
     fn wait(&self) -> Option<Job> {
-        let until = Instant::now() + SPIN;
+        let until = Instant::now() + self.spin;
         loop {
             while !self.news.load(Ordering::Acquire) && Instant::now() < until {
                 for _ in 0..32 {
@@ -101,28 +106,6 @@ impl Queue {
     }
 }
 
-/// The next message on `rx`, looked for during [`SPIN`] before the thread sleeps until one
-/// comes (the reader waiting for a helper's last chunk of a block); `Err` once every sender
-/// is gone.
-///
-/// Example: `receive(&answers)` where `answers.recv()` would do, without a sleep for a chunk
-/// that is about to end.
-pub(super) fn receive<T>(rx: &mpsc::Receiver<T>) -> Result<T, mpsc::RecvError> {
-    let until = Instant::now() + SPIN;
-    loop {
-        match rx.try_recv() {
-            Ok(m) => return Ok(m),
-            Err(mpsc::TryRecvError::Disconnected) => return Err(mpsc::RecvError),
-            Err(mpsc::TryRecvError::Empty) if Instant::now() < until => {
-                for _ in 0..32 {
-                    std::hint::spin_loop();
-                }
-            }
-            Err(mpsc::TryRecvError::Empty) => return rx.recv(),
-        }
-    }
-}
-
 /// The helper threads of a run, started once (at the first block worth them) and fed chunks
 /// through one queue, from which the thread that reads the input takes chunks too. Each helper
 /// holds the run's session, shared.
@@ -140,11 +123,38 @@ impl Pool {
     ///
     /// Example: `Pool::new(&session, jobs - 1)` for `-j jobs`.
     pub(super) fn new(session: &Session, helpers: usize) -> Pool {
+        let cpus = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+        let spin = if helpers < cpus { SPIN } else { Duration::ZERO };
         Pool {
-            queue: Arc::default(),
+            queue: Arc::new(Queue {
+                spin,
+                ..Queue::default()
+            }),
             helpers: 0,
             want: helpers,
             session: Arc::new(session.clone()),
+        }
+    }
+
+    /// The next message on `rx`, looked for as long as a helper spins before the thread sleeps
+    /// until one comes (the reader waiting for a helper's last chunk of a block); `Err` once
+    /// every sender is gone.
+    ///
+    /// Example: `pool.receive(&answers)` where `answers.recv()` would do, without a sleep for a
+    /// chunk that is about to end.
+    pub(super) fn receive<T>(&self, rx: &mpsc::Receiver<T>) -> Result<T, mpsc::RecvError> {
+        let until = Instant::now() + self.queue.spin;
+        loop {
+            match rx.try_recv() {
+                Ok(m) => return Ok(m),
+                Err(mpsc::TryRecvError::Disconnected) => return Err(mpsc::RecvError),
+                Err(mpsc::TryRecvError::Empty) if Instant::now() < until => {
+                    for _ in 0..32 {
+                        std::hint::spin_loop();
+                    }
+                }
+                Err(mpsc::TryRecvError::Empty) => return rx.recv(),
+            }
         }
     }
 
