@@ -50,9 +50,10 @@ impl Block {
         self.lines.clear();
     }
 
-    /// The block has as many lines or bytes as one holds.
-    fn full(&self) -> bool {
-        self.lines.len() >= BLOCK_LINES || self.bytes.len() >= BLOCK_BYTES
+    /// The block has as many lines or bytes as one holds, counting `pending` bytes of its
+    /// lines not yet copied in.
+    fn full(&self, pending: usize) -> bool {
+        self.lines.len() >= BLOCK_LINES || self.bytes.len() + pending >= BLOCK_BYTES
     }
 }
 
@@ -163,7 +164,7 @@ fn take(chunk: &[u8], block: &mut Block, open: &mut Option<Open>, may_block: boo
         extend(block, &mut o, &chunk[..nl]);
         push(block, o);
         at = nl + 1;
-        if block.full() {
+        if block.full(0) {
             return (at, true);
         }
     }
@@ -187,7 +188,7 @@ fn take(chunk: &[u8], block: &mut Block, open: &mut Option<Open>, may_block: boo
                 .push((Line::Text, base + (at - run)..base + (nl - run)));
         }
         at = nl + 1;
-        if block.lines.len() >= BLOCK_LINES || base + (at - run) >= BLOCK_BYTES {
+        if block.full(at - run) {
             block.bytes.extend_from_slice(&chunk[run..at]);
             return (at, true);
         }

@@ -9,9 +9,9 @@
 //! bytes, or where the next read could block (on standard input, a pipe or a device; a regular
 //! file's next read never waits for a writer). A large block is cut into contiguous chunks, a few
 //! per thread, put on one queue; `jobs - 1` helper threads (started once, at the first block
-//! worth them, and not waited for at the end) take chunks from it, and so does the reading thread once it has read and queued
-//! the next block: reading overlaps answering, and a thread that finishes early takes another
-//! chunk. The chunks' answers are written in input order, so the output does not depend on the
+//! worth them, and not waited for at the end) take chunks from it, and so does the reading
+//! thread once it has read and queued the next block: reading overlaps answering, and a thread
+//! that finishes early takes another chunk. The chunks' answers are written in input order, so the output does not depend on the
 //! number of threads. At most three blocks are held at once (the one read, the one answered, the
 //! one gathered). Answers are flushed before a read that may block, so a tool can send a line and
 //! wait for its answer.

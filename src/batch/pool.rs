@@ -22,6 +22,18 @@ use std::time::{Duration, Instant};
 /// thread answers a chunk, never an answer.
 const SPIN: Duration = Duration::from_millis(1);
 
+/// Spins while `nothing()` holds, until `until`.
+///
+/// @post `nothing()` was false at its last call, or `until` has passed.
+/// Example: `spin_while(Instant::now() + SPIN, || queue_is_empty())`.
+fn spin_while(until: Instant, mut nothing: impl FnMut() -> bool) {
+    while nothing() && Instant::now() < until {
+        for _ in 0..32 {
+            std::hint::spin_loop();
+        }
+    }
+}
+
 /// The queue of chunks: the helpers take from it, and so does the reader while it waits for a
 /// block's answers. Closed when the run ends.
 #[derive(Default)]
@@ -44,29 +56,17 @@ impl Queue {
     fn wait(&self) -> Option<Job> {
         let until = Instant::now() + self.spin;
         loop {
-            while !self.news.load(Ordering::Acquire) && Instant::now() < until {
-                for _ in 0..32 {
-                    std::hint::spin_loop();
-                }
-            }
+            spin_while(until, || !self.news.load(Ordering::Acquire));
             let mut q = self.jobs.lock().ok()?;
+            if Instant::now() >= until {
+                // Nothing came while it spun: sleep until chunks arrive or the run ends.
+                q = self.ready.wait_while(q, |q| q.0.is_empty() && !q.1).ok()?;
+            }
             if let Some(job) = self.pop(&mut q) {
                 return Some(job);
             }
             if q.1 {
                 return None;
-            }
-            if Instant::now() >= until {
-                // Nothing came while it spun: sleep until chunks arrive or the run ends.
-                loop {
-                    q = self.ready.wait(q).ok()?;
-                    if let Some(job) = self.pop(&mut q) {
-                        return Some(job);
-                    }
-                    if q.1 {
-                        return None;
-                    }
-                }
             }
         }
     }
@@ -74,8 +74,13 @@ impl Queue {
     /// The front chunk of the locked queue `q`, keeping [`Queue::news`] up to date.
     fn pop(&self, q: &mut (VecDeque<Job>, bool)) -> Option<Job> {
         let job = q.0.pop_front();
-        self.news.store(!q.0.is_empty() || q.1, Ordering::Release);
+        self.publish(q);
         job
+    }
+
+    /// Tells spinning threads whether the locked queue `q` has news: chunks, or the run's end.
+    fn publish(&self, q: &(VecDeque<Job>, bool)) {
+        self.news.store(!q.0.is_empty() || q.1, Ordering::Release);
     }
 
     /// The next chunk, if one is waiting.
@@ -89,7 +94,7 @@ impl Queue {
     pub(super) fn put(&self, jobs: impl Iterator<Item = Job>) {
         if let Ok(mut q) = self.jobs.lock() {
             q.0.extend(jobs);
-            self.news.store(!q.0.is_empty() || q.1, Ordering::Release);
+            self.publish(&q);
         }
         self.ready.notify_all();
     }
@@ -100,7 +105,7 @@ impl Queue {
             // Chunks of a block nobody will gather (the output failed) are not answered.
             q.0.clear();
             q.1 = true;
-            self.news.store(true, Ordering::Release);
+            self.publish(&q);
         }
         self.ready.notify_all();
     }
@@ -143,19 +148,19 @@ impl Pool {
     /// Example: `pool.receive(&answers)` where `answers.recv()` would do, without a sleep for a
     /// chunk that is about to end.
     pub(super) fn receive<T>(&self, rx: &mpsc::Receiver<T>) -> Result<T, mpsc::RecvError> {
-        let until = Instant::now() + self.queue.spin;
-        loop {
-            match rx.try_recv() {
-                Ok(m) => return Ok(m),
-                Err(mpsc::TryRecvError::Disconnected) => return Err(mpsc::RecvError),
-                Err(mpsc::TryRecvError::Empty) if Instant::now() < until => {
-                    for _ in 0..32 {
-                        std::hint::spin_loop();
-                    }
-                }
-                Err(mpsc::TryRecvError::Empty) => return rx.recv(),
+        let mut got = None;
+        spin_while(Instant::now() + self.queue.spin, || match rx.try_recv() {
+            Ok(m) => {
+                got = Some(Ok(m));
+                false
             }
-        }
+            Err(mpsc::TryRecvError::Disconnected) => {
+                got = Some(Err(mpsc::RecvError));
+                false
+            }
+            Err(mpsc::TryRecvError::Empty) => true,
+        });
+        got.unwrap_or_else(|| rx.recv())
     }
 
     /// Starts the helpers (once); `false` if none could start.
