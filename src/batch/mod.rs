@@ -11,10 +11,10 @@
 //! per thread, put on one queue; `jobs - 1` helper threads (started once, at the first block
 //! worth them, and not waited for at the end) take chunks from it, and so does the reading
 //! thread once it has read and queued the next block: reading overlaps answering, and a thread
-//! that finishes early takes another chunk. The chunks' answers are written in input order, so the output does not depend on the
-//! number of threads. At most three blocks are held at once (the one read, the one answered, the
-//! one gathered). Answers are flushed before a read that may block, so a tool can send a line and
-//! wait for its answer.
+//! that finishes early takes another chunk. The chunks' answers are written in input order, so
+//! the output does not depend on the number of threads. At most three blocks are held at once
+//! (the one read, the one answered, the one gathered). Answers are flushed before a read that
+//! may block, so a tool can send a line and wait for its answer.
 
 use crate::exit;
 use crate::lang::Session;
@@ -194,7 +194,7 @@ enum Answering {
 fn dispatch(session: &Session, pool: &mut Pool, block: Arc<Block>, jobs: usize, code: &mut i32) -> Answering {
     let n = block.lines.len();
     let threads = jobs.min(n / LINES_PER_THREAD).max(1);
-    if threads == 1 || !pool.start() {
+    if threads == 1 || !pool.start(session) {
         let text = reply_all(session, &block, &block.lines, code);
         return Answering::Done(text, block);
     }
@@ -299,9 +299,9 @@ pub fn run(session: &Session, path: &str, jobs: usize) -> i32 {
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut code = exit::OK;
     let written = (|| {
-        let mut pool = Pool::new(session, jobs.saturating_sub(1));
+        let mut pool = Pool::new(jobs.saturating_sub(1));
         if early {
-            pool.start();
+            pool.start(session);
         }
         // The block being read: the reader's alone. A block handed to the pool is answered
         // while the next one is read and handed on (from a regular file: a read that may wait

@@ -112,24 +112,29 @@ impl Queue {
 }
 
 /// The helper threads of a run, started once (at the first block worth them) and fed chunks
-/// through one queue, from which the thread that reads the input takes chunks too. Each helper
-/// holds the run's session, shared.
+/// through one queue, from which the thread that reads the input takes chunks too. The helpers
+/// share one copy of the run's session.
 pub(super) struct Pool {
     pub(super) queue: Arc<Queue>,
     /// The helpers started.
     pub(super) helpers: usize,
     /// The helpers still to start.
     want: usize,
-    session: Arc<Session>,
 }
 
 impl Pool {
-    /// A pool of `helpers` threads for `session`, none started yet.
+    /// A pool of `helpers` threads, none started yet. A pool without helpers (`-j 1`) reads
+    /// nothing: no thread of it ever spins.
     ///
-    /// Example: `Pool::new(&session, jobs - 1)` for `-j jobs`.
-    pub(super) fn new(session: &Session, helpers: usize) -> Pool {
-        let cpus = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
-        let spin = if helpers < cpus { SPIN } else { Duration::ZERO };
+    /// Example: `Pool::new(jobs - 1)` for `-j jobs`.
+    pub(super) fn new(helpers: usize) -> Pool {
+        let spin = if helpers > 0
+            && helpers < std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+        {
+            SPIN
+        } else {
+            Duration::ZERO
+        };
         Pool {
             queue: Arc::new(Queue {
                 spin,
@@ -137,7 +142,6 @@ impl Pool {
             }),
             helpers: 0,
             want: helpers,
-            session: Arc::new(session.clone()),
         }
     }
 
@@ -163,21 +167,23 @@ impl Pool {
         got.unwrap_or_else(|| rx.recv())
     }
 
-    /// Starts the helpers (once); `false` if none could start.
+    /// Starts the helpers (once), each with the copy of `session` they share; `false` if none
+    /// could start.
     ///
     /// @post `self.helpers` threads wait on `self.queue` until the pool is dropped.
-    pub(super) fn start(&mut self) -> bool {
+    /// Example: `pool.start(session)` at the first block worth sharing.
+    pub(super) fn start(&mut self, session: &Session) -> bool {
         let want = std::mem::take(&mut self.want);
+        if want == 0 {
+            return self.helpers > 0;
+        }
         // Each helper starts on a CPU other than this thread's, and may run anywhere once it
         // has its first chunk (`place`).
-        let cpus = if want > 0 {
-            Cpus::here().map(Arc::new)
-        } else {
-            None
-        };
+        let cpus = Cpus::here().map(Arc::new);
+        let shared = Arc::new(session.clone());
         for k in 0..want {
             let queue = Arc::clone(&self.queue);
-            let session = Arc::clone(&self.session);
+            let session = Arc::clone(&shared);
             let mut placed = cpus.clone();
             let started = std::thread::Builder::new().stack_size(STACK).spawn(move || {
                 while let Some(job) = queue.wait() {
