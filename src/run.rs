@@ -590,7 +590,22 @@ pub fn run_kernel(a: &RunArgs<'_>) -> i32 {
         // Preparation: the proof and the compilation (lowering, egg, validation, contiguity
         // proofs, Cranelift), without reading or making the buffers.
         let prep_time = proof_time + compile_start.elapsed();
-        let reference = (a.verify || a.bench).then(|| buffers.clone());
+        // The copies a check or a benchmark needs, backed like the buffers (`try_copy`).
+        let reference = if a.verify || a.bench {
+            let copies = buffers
+                .iter()
+                .map(Buffer::try_copy)
+                .collect::<Result<Vec<_>, _>>();
+            let Ok(r) = copies else {
+                return bad(format_args!(
+                    "kernel {}: cannot allocate its buffers' copies",
+                    k.name
+                ));
+            };
+            Some(r)
+        } else {
+            None
+        };
         if let Err(e) = jit.run(&mut buffers, threads) {
             return bad(format_args!("kernel {}: {e}", k.name));
         }

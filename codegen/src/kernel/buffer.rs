@@ -34,7 +34,8 @@ impl Buffer {
     }
 
     /// A buffer of `len` zeros of type `ty`, or an error when the memory cannot be had (a
-    /// fallible allocation: never an abort).
+    /// fallible allocation: never an abort). A large one asks for huge pages
+    /// ([`super::huge_pages::try_filled`]).
     ///
     /// ```
     /// use tessera_codegen::kernel::{Buffer, ElemType};
@@ -42,12 +43,7 @@ impl Buffer {
     /// assert!(Buffer::try_zeros(ElemType::F64, usize::MAX / 2).is_err());
     /// ```
     pub fn try_zeros(ty: ElemType, len: usize) -> Result<Buffer, std::collections::TryReserveError> {
-        fn zeros<T: Clone>(len: usize, z: T) -> Result<Vec<T>, std::collections::TryReserveError> {
-            let mut v = Vec::new();
-            v.try_reserve_exact(len)?;
-            v.resize(len, z);
-            Ok(v)
-        }
+        use super::huge_pages::try_filled as zeros;
         Ok(match ty {
             ElemType::F32 => Buffer::F32(zeros(len, 0.0)?),
             ElemType::F64 => Buffer::F64(zeros(len, 0.0)?),
@@ -55,6 +51,27 @@ impl Buffer {
             ElemType::I64 => Buffer::I64(zeros(len, 0)?),
             ElemType::F16 => Buffer::F16(zeros(len, f16::ZERO)?),
             ElemType::BF16 => Buffer::BF16(zeros(len, bf16::ZERO)?),
+        })
+    }
+
+    /// A copy, or an error when the memory cannot be had (never an abort). A large one asks for
+    /// huge pages, like [`Buffer::try_zeros`]: the copy a benchmark runs on is backed like the
+    /// buffers it was made from.
+    ///
+    /// ```
+    /// use tessera_codegen::kernel::Buffer;
+    /// let b = Buffer::I64(vec![4, -5]);
+    /// assert_eq!(b.try_copy().unwrap(), b);
+    /// ```
+    pub fn try_copy(&self) -> Result<Buffer, std::collections::TryReserveError> {
+        use super::huge_pages::try_copied as copy;
+        Ok(match self {
+            Buffer::F32(v) => Buffer::F32(copy(v)?),
+            Buffer::F64(v) => Buffer::F64(copy(v)?),
+            Buffer::I32(v) => Buffer::I32(copy(v)?),
+            Buffer::I64(v) => Buffer::I64(copy(v)?),
+            Buffer::F16(v) => Buffer::F16(copy(v)?),
+            Buffer::BF16(v) => Buffer::BF16(copy(v)?),
         })
     }
 

@@ -9,6 +9,7 @@ mod bind;
 mod buffer;
 mod cells;
 mod error;
+pub mod huge_pages;
 mod interp;
 mod ir;
 mod lemmas;
