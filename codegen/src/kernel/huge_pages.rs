@@ -2,8 +2,9 @@
 //! change to what a buffer holds.
 //!
 //! A transpose walks one of its buffers across rows: with 4 KiB pages each step lands on another
-//! page, and the TLB misses cost a 4096 x 4096 `f32` transpose a fifth of its speed on the
-//! development machine against 2 MiB pages (docs/src/figures/kernels.md). The `tessera`
+//! page, and the TLB misses cost a 4096 x 4096 `f32` transpose about a fifth of its speed on the
+//! development machine against 2 MiB pages (docs/src/figures/kernels.md, "Huge pages for the
+//! buffers"). The `tessera`
 //! binary's allocator no longer asks for huge pages on its whole arena (zeroing the first two
 //! took about a millisecond of every run's start-up: docs/src/figures/batch.md), and under
 //! Linux's `madvise` policy (Debian's default) memory nobody advised gets none; so the buffers
