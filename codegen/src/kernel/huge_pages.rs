@@ -4,12 +4,12 @@
 //! A transpose walks one of its buffers across rows: with 4 KiB pages each step lands on another
 //! page, and the TLB misses cost a 4096 x 4096 `f32` transpose about a fifth of its speed on the
 //! development machine against 2 MiB pages (docs/src/figures/kernels.md, "Huge pages for the
-//! buffers"). The `tessera`
-//! binary's allocator no longer asks for huge pages on its whole arena (zeroing the first two
-//! took about a millisecond of every run's start-up: docs/src/figures/batch.md), and under
-//! Linux's `madvise` policy (Debian's default) memory nobody advised gets none; so the buffers
-//! made here, which `tessera run`'s kernels and their `memcpy` reference run on, ask for them
-//! ([`try_filled`], [`try_copied`]). Elsewhere than Linux the advice is skipped.
+//! buffers"). The `tessera` binary's allocator no longer asks for huge pages on its whole arena
+//! (zeroing the first two took about a millisecond of every run's start-up:
+//! docs/src/figures/batch.md), and under Linux's `madvise` policy (Debian's default) memory
+//! nobody advised gets none; so the buffers made here, which `tessera run`'s kernels and their
+//! `memcpy` reference run on, ask for them ([`try_filled`], [`try_copied`]). Elsewhere than
+//! Linux the advice is skipped.
 
 // `madvise` is a C call: `unsafe`, with its contract stated where it is made.
 #![allow(unsafe_code)]
@@ -35,10 +35,7 @@ const HUGE: usize = 2 << 20;
 /// assert!(try_filled(usize::MAX / 4, 0u64).is_err());
 /// ```
 pub fn try_filled<T: Clone>(len: usize, fill: T) -> Result<Vec<T>, TryReserveError> {
-    let mut v: Vec<T> = Vec::new();
-    v.try_reserve_exact(len)?;
-    // Before the first write: the kernel picks a page's size when the page is first touched.
-    advise(v.as_mut_ptr().cast::<u8>(), len.saturating_mul(size_of::<T>()));
+    let mut v = reserve_advised(len)?;
     v.resize(len, fill);
     Ok(v)
 }
@@ -53,10 +50,20 @@ pub fn try_filled<T: Clone>(len: usize, fill: T) -> Result<Vec<T>, TryReserveErr
 /// assert_eq!(try_copied(&[1i32, 2, 3]).unwrap(), vec![1, 2, 3]);
 /// ```
 pub fn try_copied<T: Clone>(src: &[T]) -> Result<Vec<T>, TryReserveError> {
-    let mut v: Vec<T> = Vec::new();
-    v.try_reserve_exact(src.len())?;
-    advise(v.as_mut_ptr().cast::<u8>(), size_of_val(src));
+    let mut v = reserve_advised(src.len())?;
     v.extend_from_slice(src);
+    Ok(v)
+}
+
+/// An empty vector with room for exactly `len` elements, its memory advised for huge pages when
+/// it is at least [`MIN_BYTES`] long.
+///
+/// @post `v.is_empty()` and `v.capacity() >= len`; nothing in it has been written yet: the
+/// kernel picks a page's size when the page is first touched, so the advice comes first.
+fn reserve_advised<T>(len: usize) -> Result<Vec<T>, TryReserveError> {
+    let mut v: Vec<T> = Vec::new();
+    v.try_reserve_exact(len)?;
+    advise(v.as_mut_ptr().cast::<u8>(), len.saturating_mul(size_of::<T>()));
     Ok(v)
 }
 
